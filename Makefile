@@ -1,0 +1,32 @@
+# The two commands: `make run` (set up, run the demo workflow) and `make test`.
+PYTHON ?= python3.11
+VENV ?= .venv
+CORES ?= 2
+PIP_EXTRA ?=
+BIN := $(VENV)/bin
+
+.PHONY: setup run test lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q $(PIP_EXTRA) -r requirements.txt -c constraints.txt
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	touch $@
+
+run: setup
+	$(BIN)/snakemake --cores $(CORES)
+	@echo
+	@echo "report: results/score.md and results/pairs.md (numbers in score.json, pairs.json)"
+	@cat results/score.md
+
+test: setup
+	$(BIN)/python -m pytest tests
+
+lint: setup
+	$(BIN)/snakemake --lint
+
+clean:
+	rm -rf results/* .snakemake

@@ -1,0 +1,23 @@
+# ctxret: does Contextual Retrieval find more right answers on Korean documents?
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/prep.smk"
+include: "rules/chunks.smk"
+include: "rules/qcheck.smk"
+include: "rules/embed.smk"
+include: "rules/index.smk"
+include: "rules/search.smk"
+include: "rules/score.smk"
+
+
+rule all:
+    input:
+        final_outputs(),
+        f"{R}/manifest.tsv",

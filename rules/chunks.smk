@@ -1,0 +1,24 @@
+rule chunks:
+    input:
+        docs=f"{R}/docs.jsonl",
+    output:
+        chunks=f"{R}/chunks.jsonl",
+    log:
+        f"{R}/logs/chunks.log",
+    params:
+        max_chars=config["chunking"]["max_chars"],
+    script:
+        "../scripts/chunks.py"
+
+
+rule variant:
+    input:
+        chunks=f"{R}/chunks.jsonl",
+    output:
+        variant=f"{R}/var-{{variant}}.jsonl",
+    log:
+        f"{R}/logs/variant-{{variant}}.log",
+    params:
+        variant="{variant}",
+    script:
+        "../scripts/variants.py"

@@ -1,0 +1,18 @@
+rule index:
+    input:
+        variant=f"{R}/var-{{variant}}.jsonl",
+        emb=lambda wc: [f"{R}/emb/{wc.variant}-{m}.npy" for m in models_for(wc.variant)],
+    output:
+        manifest=f"{R}/index/v_{{variant}}.json",
+        vocab=f"{R}/index/bm25-{{variant}}.json",
+    log:
+        f"{R}/logs/index-{{variant}}.log",
+    params:
+        variant="{variant}",
+        models=lambda wc: models_for(wc.variant),
+        bm25=config["bm25"],
+        qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
+        qdrant_url=config["qdrant"]["url"],
+        api_key_env=config["qdrant"]["api_key_env"],
+    script:
+        "../scripts/index.py"

@@ -1,0 +1,1 @@
+"""ctxret: does Contextual Retrieval find more right answers on Korean documents?"""

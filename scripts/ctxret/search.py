@@ -1,0 +1,86 @@
+"""search: exact top-k per question from a variant's collection; fuse: hybrid runs.
+
+Ties are broken by (score desc, chunk id); the engine is asked for more than k until the
+k-th score is strictly above the last one fetched, so no tie is cut arbitrarily.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .bm25 import KiwiTokenizer, query_vector
+from .fileio import read_json
+from .fusion import rrf
+from .qdrant import open_client
+from .questions import load_question_sets
+from .runs import read_run, write_run
+
+
+def exact_top_k(fetch, k: int) -> list[tuple[str, float]]:
+    """`fetch(limit)` -> [(chunk_id, score)]; the top k with deterministic tie order."""
+    limit = k
+    while True:
+        got = fetch(limit)
+        ranked = sorted(got, key=lambda cs: (-cs[1], cs[0]))
+        if len(got) < limit or len(ranked) <= k or ranked[k - 1][1] > ranked[-1][1]:
+            return ranked[:k]
+        limit *= 2
+
+
+def _fetcher(client, collection: str, using: str, query):
+    from qdrant_client import models
+
+    def fetch(limit: int) -> list[tuple[str, float]]:
+        res = client.query_points(collection, query=query, using=using, limit=limit, with_payload=True,
+                                  search_params=models.SearchParams(exact=True))
+        return [(p.payload["chunk_id"], float(p.score)) for p in res.points]
+    return fetch
+
+
+def run_dense(input, output, params, **_) -> None:
+    meta = read_json(input.qmeta)
+    vectors = np.load(input.qemb)
+    collection = read_json(input.manifest)["collection"]
+    results = {}
+    with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
+                     api_key_env=params.api_key_env) as client:
+        for qid, vec in zip(meta["ids"], vectors):
+            results[qid] = exact_top_k(_fetcher(client, collection, params.model, vec.tolist()), int(params.k))
+    write_run(output.run, output.trec, params.name, results)
+    print(f"{params.name}: {len(results)} questions, top {params.k}")
+
+
+def run_bm25(input, output, params, **_) -> None:
+    from qdrant_client import models
+    index = read_json(input.vocab)
+    tok = index["tokenizer"]
+    tokenizer = KiwiTokenizer(tok["pos"], tok["lowercase"])
+    questions = load_question_sets(dict(params.sets))
+    token_lists = tokenizer.many([q["question"] for q in questions])
+    collection = read_json(input.manifest)["collection"]
+    results, empty = {}, []
+    with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
+                     api_key_env=params.api_key_env) as client:
+        for q, tokens in zip(questions, token_lists):
+            ids, vals = query_vector(tokens, index["vocab"])
+            if not ids:
+                empty.append(q["id"])
+                results[q["id"]] = []
+                continue
+            sparse = models.SparseVector(indices=ids, values=vals)
+            results[q["id"]] = exact_top_k(_fetcher(client, collection, "bm25", sparse), int(params.k))
+    write_run(output.run, output.trec, params.name, results)
+    print(f"{params.name}: {len(results)} questions, top {params.k}; "
+          f"queries with no known term (empty result) {len(empty)} {empty}")
+
+
+def run_fuse(input, output, params, **_) -> None:
+    dense, sparse = read_run(input.dense), read_run(input.bm25)
+    f = dict(params.fusion)
+    weights = [float(f["weights"]["dense"]), float(f["weights"]["bm25"])]
+    results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=float(f["k"]), rank_base=int(f["rank_base"]),
+                        weights=weights, depth=int(f["depth"]))[:int(params.k)]
+               for qid in dense}
+    write_run(output.run, output.trec, params.name, results)
+    print(f"{params.name}: RRF {json.dumps(f, ensure_ascii=False)}, {len(results)} questions")

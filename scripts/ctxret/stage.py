@@ -1,0 +1,52 @@
+"""Running a stage: its summary goes to stdout and to the rule's log; errors are one line."""
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Callable, TextIO
+
+from .errors import InputError
+
+
+class _Tee:
+    def __init__(self, *streams: TextIO):
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for s in self.streams:
+            s.write(text)
+            s.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        for s in self.streams:
+            s.flush()
+
+
+def run_logged(func: Callable[[], None], log: str | None) -> None:
+    """Call `func` with stdout copied to `log`; an InputError exits 1 with its message."""
+    log_file = None
+    if log:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
+        log_file = open(log, "w", encoding="utf-8")
+    streams = (sys.stdout,) + ((log_file,) if log_file else ())
+    try:
+        with contextlib.redirect_stdout(_Tee(*streams)):
+            func()
+    except InputError as e:
+        message = f"error: {e}\n"
+        sys.stderr.write(message)
+        if log_file:
+            log_file.write(message)
+            log_file.close()
+        sys.exit(1)
+    if log_file:
+        log_file.close()
+
+
+def snakemake_stage(smk, func: Callable[..., None]) -> None:
+    """Entry for `script:` files: func(input=..., output=..., params=..., threads=...)."""
+    log = smk.log[0] if len(smk.log) else None
+    run_logged(lambda: func(input=smk.input, output=smk.output, params=smk.params,
+                            threads=smk.threads), log)

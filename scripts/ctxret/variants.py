@@ -1,0 +1,41 @@
+"""Variant texts of one chunk. Boundaries are the chunk's own in every variant.
+
+T1 = "{title}\\n{section}\\n\\n{body}" (the baseline), T0 = body without a leading `## ` line,
+context variants (A1 from an LLM, X1 free) = "{context}\\n\\n{T1}".
+"""
+from __future__ import annotations
+
+import statistics
+
+from .fileio import read_jsonl, sha256_file, write_jsonl
+
+
+def t1_text(chunk: dict) -> str:
+    return f"{chunk['title']}\n{chunk['section']}\n\n{chunk['text']}"
+
+
+def t0_text(chunk: dict) -> str:
+    body = chunk["text"]
+    if body.startswith("## "):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+    return body.strip()
+
+
+def with_context(context: str, chunk: dict) -> str:
+    return f"{context.strip()}\n\n{t1_text(chunk)}"
+
+
+BASE_VARIANTS = {"T1": t1_text, "T0": t0_text}
+
+
+def variant_rows(chunks: list[dict], variant: str) -> list[dict]:
+    make = BASE_VARIANTS[variant]
+    return [{"chunk_id": c["chunk_id"], "slug": c["slug"], "text": make(c)} for c in chunks]
+
+
+def run(input, output, params, **_) -> None:
+    rows = variant_rows(read_jsonl(input.chunks), params.variant)
+    write_jsonl(output.variant, rows)
+    mean = statistics.mean(len(r["text"]) for r in rows)
+    print(f"{params.variant}: chunks {len(rows)}, mean {mean:.0f} chars, "
+          f"{output.variant} sha256 {sha256_file(output.variant)}")
