@@ -7,6 +7,8 @@ rule chunks:
         f"{R}/logs/chunks.log",
     params:
         max_chars=config["chunking"]["max_chars"],
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/chunks.py"
 
@@ -20,5 +22,7 @@ rule variant:
         f"{R}/logs/variant-{{variant}}.log",
     params:
         variant="{variant}",
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/variants.py"

@@ -39,6 +39,13 @@ def _check_config():
 _check_config()
 
 
+def article_files(pattern):
+    found = sorted(Path(config["corpus"]["articles"]).glob(pattern))
+    if pattern == "*.json" and not found:
+        raise ValueError(f"config corpus.articles: no manifests (*.json) in {config['corpus']['articles']}")
+    return found
+
+
 def models_for(variant):
     return [m for m, slot in MODELS.items() if variant in slot["variants"]]
 

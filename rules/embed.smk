@@ -14,6 +14,8 @@ rule embed_chunks:
         flush_every=lambda wc: MODELS[wc.model]["flush_every"],
         offline=config["offline"],
     threads: lambda wc: MODELS[wc.model]["threads"]
+    conda:
+        "../envs/embed.yaml"
     script:
         "../scripts/embed_chunks.py"
 
@@ -34,5 +36,7 @@ rule embed_questions:
         flush_every=lambda wc: MODELS[wc.model]["flush_every"],
         offline=config["offline"],
     threads: lambda wc: MODELS[wc.model]["threads"]
+    conda:
+        "../envs/embed.yaml"
     script:
         "../scripts/embed_questions.py"

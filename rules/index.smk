@@ -14,5 +14,7 @@ rule index:
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
+    conda:
+        "../envs/search.yaml"
     script:
         "../scripts/index.py"

@@ -11,5 +11,7 @@ rule qcheck:
         sets=config["questions"]["sets"],
         gap_sets=config["questions"]["gap_sets"],
         strict=config["questions"]["strict"],
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/qcheck.py"

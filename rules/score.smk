@@ -14,6 +14,8 @@ rule score:
         ks=config["score"]["ks"],
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/score.py"
 
@@ -36,6 +38,8 @@ rule pairs:
         cluster_key=config["questions"]["cluster_key"],
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/pairs.py"
 
@@ -48,5 +52,7 @@ rule manifest:
         manifest=f"{R}/manifest.tsv",
     log:
         f"{R}/logs/manifest.log",
+    conda:
+        "../envs/data.yaml"
     script:
         "../scripts/manifest.py"

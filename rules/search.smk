@@ -15,6 +15,8 @@ rule search_dense:
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
+    conda:
+        "../envs/search.yaml"
     script:
         "../scripts/search_dense.py"
 
@@ -36,6 +38,8 @@ rule search_bm25:
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
+    conda:
+        "../envs/search.yaml"
     script:
         "../scripts/search_bm25.py"
 
@@ -53,5 +57,7 @@ rule fuse:
         name="h{model}:{variant}",
         fusion=config["fusion"],
         k=config["search"]["top_k"],
+    conda:
+        "../envs/search.yaml"
     script:
         "../scripts/search_fuse.py"

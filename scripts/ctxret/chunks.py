@@ -31,7 +31,7 @@ def blocks(body: str) -> list[Block]:
     pos = 0
     for line in body.splitlines(keepends=True):
         stripped = line.strip()
-        is_heading = not in_fence and stripped.startswith("## ")
+        is_heading = not in_fence and line.startswith("## ")
         if stripped.startswith("```"):
             in_fence = not in_fence
         if (not stripped and not in_fence) or is_heading:
@@ -51,8 +51,7 @@ def blocks(body: str) -> list[Block]:
 def _block(body: str, start: int, end: int) -> Block:
     text = body[start:end]
     end = start + len(text.rstrip())
-    first = text.strip()
-    heading = first[3:].strip() if first.startswith("## ") and "\n" not in first else None
+    heading = text[3:].strip() if text.startswith("## ") and "\n" not in text.strip() else None
     return Block(start, end, heading)
 
 
@@ -63,7 +62,7 @@ def split_long(body: str, block: Block, max_chars: int) -> list[tuple[int, int]]
     for m in SENTENCE_END.finditer(body, block.start, block.end):
         cuts.append(m.end())
     cuts.append(block.end)
-    sentences = [(a, b) for a, b in zip(cuts, cuts[1:]) if body[a:b].strip()]
+    sentences = [(a, a + len(body[a:b].rstrip())) for a, b in zip(cuts, cuts[1:]) if body[a:b].strip()]
     cur_start = cur_end = None
     for a, b in sentences:
         while b - a > max_chars:  # a sentence longer than the limit: hard cut

@@ -16,7 +16,7 @@ SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 def check_slug(slug: object, where: str) -> str:
     """A slug names files and wildcards: no path separators, no `..`, nothing hidden."""
-    if not isinstance(slug, str) or not SLUG.match(slug) or ".." in slug:
+    if not isinstance(slug, str) or not SLUG.fullmatch(slug) or ".." in slug:
         raise InputError(f"{where}: slug {slug!r} is not a plain name "
                          "(letters, digits, '.', '_', '-'; no '/' or '..')")
     return slug
@@ -42,6 +42,8 @@ def read_manifest(path: Path) -> dict:
         raise InputError(f"{path}: body file {meta['body']} not found") from None
     except UnicodeDecodeError:
         raise InputError(f"{body_path}: not UTF-8 text") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read body {meta['body']} ({e.strerror})") from None
     body = body.replace("\r\n", "\n").strip()
     if not body:
         raise InputError(f"{body_path}: the document is empty")
@@ -49,12 +51,11 @@ def read_manifest(path: Path) -> dict:
             "sha256": sha256_text(body), "chars": len(body)}
 
 
-def read_articles(articles_dir: str | Path) -> list[dict]:
-    manifests = sorted(Path(articles_dir).glob("*.json"))
+def read_articles(manifests: list[Path]) -> list[dict]:
     if not manifests:
-        raise InputError(f"{articles_dir}: no manifests (*.json)")
+        raise InputError("no manifests (*.json) given")
     docs, seen = [], {}
-    for path in manifests:
+    for path in map(Path, manifests):
         doc = read_manifest(path)
         if doc["slug"] in seen:
             raise InputError(f"{path}: duplicate slug {doc['slug']!r} (also in {seen[doc['slug']]})")
@@ -64,11 +65,14 @@ def read_articles(articles_dir: str | Path) -> list[dict]:
 
 
 def read_slugs(path: Path) -> list[str]:
-    slugs = []
+    slugs: dict[str, int] = {}
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
-            slugs.append(check_slug(line.strip(), f"{path}:{lineno}"))
-    return slugs
+            slug = check_slug(line.strip(), f"{path}:{lineno}")
+            if slug in slugs:
+                raise InputError(f"{path}:{lineno}: slug {slug!r} repeated (first at line {slugs[slug]})")
+            slugs[slug] = lineno
+    return list(slugs)
 
 
 def select(docs: list[dict], exclude_tags: list[str], slugs_path: Path) -> tuple[list[dict], bool]:
@@ -88,7 +92,7 @@ def select(docs: list[dict], exclude_tags: list[str], slugs_path: Path) -> tuple
 
 
 def run(input, output, params, **_) -> None:
-    docs = read_articles(params.articles)
+    docs = read_articles(list(input.manifests))
     slugs_path = Path(params.slugs)
     kept, created = select(docs, list(params.exclude_tags), slugs_path)
     write_jsonl(output.docs_all, docs)

