@@ -16,6 +16,7 @@ rule chunks:
 rule variant:
     input:
         chunks=f"{R}/chunks.jsonl",
+        contexts=lambda wc: context_files(wc.variant) if wc.variant in CONTEXT_VARIANTS else [],
     output:
         variant=f"{R}/var-{{variant}}.jsonl",
     log:

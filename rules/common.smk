@@ -1,5 +1,8 @@
 from pathlib import Path
 
+import json
+import sys
+
 import yaml
 from snakemake.utils import validate
 
@@ -19,12 +22,44 @@ def _model_defaults():
 
 
 MODELS = {name: {**_model_defaults(), **slot} for name, slot in config["models"].items()}
-VARIANTS = list(config["variants"])
+
+
+def _context_variants():
+    """{variant: backend settings}: X1 (free, heuristic) and A1 (an LLM) when configured."""
+    out = {}
+    if config["contexts"]["free"]:
+        out["X1"] = {"backend": "heuristic"}
+    if config["contexts"]["llm"].get("backend"):
+        out["A1"] = dict(config["contexts"]["llm"])
+    return out
+
+
+CONTEXT_VARIANTS = _context_variants()
+VARIANTS = list(config["variants"]) + list(CONTEXT_VARIANTS)
+if "A1" not in CONTEXT_VARIANTS:
+    print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
+
+
+def kept_slugs():
+    """The documents prep keeps: the frozen slug list, or (first run) the manifests' own."""
+    slugs = Path(config["corpus"]["slugs"])
+    if slugs.exists():
+        return [line.strip() for line in slugs.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kept = []
+    for path in article_files("*.json"):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if not set(meta.get("tags", [])) & set(config["corpus"]["exclude_tags"]):
+            kept.append(meta.get("slug"))
+    return kept
+
+
+def context_files(variant):
+    return [f"{R}/ctx/{variant}/docs/{slug}.jsonl" for slug in kept_slugs()]
 
 
 def _check_config():
     for name, slot in MODELS.items():
-        unknown = [v for v in slot["variants"] if v not in VARIANTS]
+        unknown = [v for v in slot["variants"] if v not in VARIANTS + ["X1", "A1"]]
         if unknown:
             raise ValueError(f"config models.{name}.variants: {unknown} not among variants {VARIANTS}")
     for name in MODELS:
@@ -37,6 +72,8 @@ def _check_config():
 
 
 _check_config()
+for _slot in MODELS.values():
+    _slot["variants"] = [v for v in _slot["variants"] if v in VARIANTS]
 
 
 def article_files(pattern):
@@ -44,6 +81,11 @@ def article_files(pattern):
     if pattern == "*.json" and not found:
         raise ValueError(f"config corpus.articles: no manifests (*.json) in {config['corpus']['articles']}")
     return found
+
+
+def model_settings(name):
+    """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
+    return {k: v for k, v in MODELS[name].items() if k not in ("variants", "threads", "flush_every")}
 
 
 def models_for(variant):
@@ -65,6 +107,8 @@ def run_file(retriever, variant):
 def comparisons():
     pairs = []
     for a, b in config["pairs"]["variant_pairs"]:
+        if a not in VARIANTS or b not in VARIANTS:
+            continue
         for r in retrievers_for(a):
             if r in retrievers_for(b):
                 pairs.append([f"{r}:{a}", f"{r}:{b}"])
@@ -86,10 +130,15 @@ def intermediate_outputs():
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
     out += [f"{R}/emb/q-{m}.npy" for m in MODELS]
     out += [f"{R}/index/v_{v}.json" for v in VARIANTS]
+    for v in CONTEXT_VARIANTS:
+        out += [f"{R}/ctx/{v}/stats.json", f"{R}/ctx/{v}/ctxlen.json"]
+    if "A1" in CONTEXT_VARIANTS:
+        out.append(f"{R}/ctx/A1/estimate.json")
     out += [run_file(r, v) for r, v in CONDITIONS]
     return out
 
 
 wildcard_constraints:
     variant="|".join(VARIANTS),
+    cvar="X1|A1",
     model="|".join(MODELS),

@@ -9,7 +9,7 @@ rule embed_chunks:
     params:
         variant="{variant}",
         model_name="{model}",
-        model=lambda wc: MODELS[wc.model],
+        model=lambda wc: model_settings(wc.model),
         store=STORE,
         flush_every=lambda wc: MODELS[wc.model]["flush_every"],
         offline=config["offline"],
@@ -31,7 +31,7 @@ rule embed_questions:
     params:
         sets=config["questions"]["sets"],
         model_name="{model}",
-        model=lambda wc: MODELS[wc.model],
+        model=lambda wc: model_settings(wc.model),
         store=STORE,
         flush_every=lambda wc: MODELS[wc.model]["flush_every"],
         offline=config["offline"],

@@ -1,11 +1,36 @@
-"""Small helpers shared by the data-stage tests (import them: `from conftest import ...`)."""
+"""Shared test helpers (import them: `from conftest import ...`) and the fake-claude fixture."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from ctxret import prep
+
+FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"
+
+
+@pytest.fixture
+def fake_claude(tmp_path, monkeypatch):
+    """Settings for the claude-cli backend on the fake CLI, and a reader of its call log."""
+    log = tmp_path / "claude-calls.jsonl"
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setenv("FAKE_CLAUDE_STATE", str(tmp_path / "claude-state"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-should-not-leak")
+    monkeypatch.delenv("FAKE_CLAUDE_FAIL", raising=False)
+    # `#!/usr/bin/env python3` finds this interpreter first (a pyenv shim costs ~0.3 s a call)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    settings = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus",
+                "effort": "high", "timeout_s": 20}
+
+    def calls():
+        return [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
+
+    return settings, calls
 
 
 def write_article(articles: Path, slug: str, body: str, *, title: str | None = None,

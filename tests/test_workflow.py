@@ -4,22 +4,34 @@ import shutil
 
 import pytest
 
+from conftest import FAKE_CLAUDE
 from workflow import mini_config, snakemake
 
 
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
+    """The mini corpus with every variant: T0, T1, X1 (free) and A1 (the fake claude CLI)."""
     tmp = tmp_path_factory.mktemp("wf")
-    config = mini_config(tmp)
-    proc = snakemake(config)
+    llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
+    config = mini_config(tmp, contexts={"llm": llm})
+    proc = snakemake(config, "--resources", "llm_workers=1", env=claude_env(tmp))
     return tmp, config, proc
+
+
+def claude_env(tmp):
+    return {"FAKE_CLAUDE_LOG": str(tmp / "claude-calls.jsonl"), "FAKE_CLAUDE_STATE": str(tmp / "claude-state")}
+
+
+def claude_calls(tmp):
+    log = tmp / "claude-calls.jsonl"
+    return len(log.read_text().splitlines()) if log.exists() else 0
 
 
 def test_score_comes_from_real_retrieval(first_run):
     tmp, _, _ = first_run
     score = json.loads((tmp / "results" / "score.json").read_text())
     conditions = {r["condition"] for r in score["results"]}
-    assert conditions == {f"{r}:{v}" for r in ("e5", "bm25", "he5") for v in ("T0", "T1")}
+    assert conditions == {f"{r}:{v}" for r in ("e5", "bm25", "he5") for v in ("T0", "T1", "X1", "A1")}
     gold = json.loads((tmp / "results" / "gold.json").read_text())["questions"]
     run = [json.loads(l) for l in (tmp / "results" / "runs" / "e5-T1.jsonl").read_text().splitlines()]
     # recompute fail@5 for HP from the run file and the gold chunks
@@ -37,7 +49,8 @@ def test_score_comes_from_real_retrieval(first_run):
 def test_pairs_and_manifest_written(first_run):
     tmp, _, _ = first_run
     pairs = json.loads((tmp / "results" / "pairs.json").read_text())["comparisons"]
-    assert {(c["a"], c["b"]) for c in pairs} == {(f"{r}:T0", f"{r}:T1") for r in ("e5", "bm25", "he5")}
+    assert {(c["a"], c["b"]) for c in pairs} == {(f"{r}:{a}", f"{r}:{b}") for r in ("e5", "bm25", "he5")
+                                                  for a, b in (("T0", "T1"), ("T1", "X1"), ("T1", "A1"), ("X1", "A1"))}
     for c in pairs:
         assert c["both_hit"] + c["both_missed"] + c["only_a"] + c["only_b"] == c["N"]
     manifest = (tmp / "results" / "manifest.tsv").read_text().splitlines()
@@ -47,15 +60,49 @@ def test_pairs_and_manifest_written(first_run):
 
 def test_second_run_has_nothing_to_do(first_run):
     _, config, _ = first_run
-    proc = snakemake(config)
+    proc = snakemake(config, env=claude_env(first_run[0]))
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_deleting_results_recomputes_no_vector(first_run):
+def test_contexts_a1_and_x1_per_chunk_with_ledger_and_estimate(first_run):
+    tmp, _, _ = first_run
+    res = tmp / "results"
+    chunks = [json.loads(l) for l in (res / "chunks.jsonl").read_text().splitlines()]
+    assert claude_calls(tmp) == len(chunks)
+    for variant in ("A1", "X1"):
+        per_chunk = {p.stem for p in (res / "ctx" / variant).glob("*.json")} - {"stats", "ctxlen", "estimate"}
+        assert per_chunk == {c["chunk_id"] for c in chunks}
+        rows = [json.loads(l) for l in (res / f"var-{variant}.jsonl").read_text().splitlines()]
+        context = json.loads((res / "ctx" / variant / f"{chunks[0]['chunk_id']}.json").read_text())["context"]
+        assert rows[0]["text"].startswith(context + "\n\n" + chunks[0]["title"])
+    a1 = json.loads((res / "ctx" / "A1" / f"{chunks[0]['chunk_id']}.json").read_text())
+    assert a1["raw"]["type"] == "result" and a1["usage"]["cache_creation_input_tokens"] > 0
+    stats = json.loads((res / "ctx" / "A1" / "stats.json").read_text())
+    assert stats["results"] == len(chunks) and stats["cost_usd"] > 0
+    estimate = json.loads((res / "ctx" / "A1" / "estimate.json").read_text())
+    assert estimate["calls"] == len(chunks)
+    assert json.loads((res / "ctx" / "A1" / "ctxlen.json").read_text())["with_question_verbatim"] == 0
+
+
+def test_the_llm_worker_cap_holds(first_run):
+    """With llm_workers=1 (and 2 cores), no two documents' context calls overlap in time."""
+    tmp, _, _ = first_run
+    spans = {}
+    for path in (tmp / "results" / "ctx" / "A1" / "docs").glob("*.jsonl"):
+        recs = [json.loads(l) for l in path.read_text().splitlines()]
+        spans[path.stem] = (min(r["started"] for r in recs), max(r["ended"] for r in recs))
+    assert len(spans) == 2
+    (a0, a1), (b0, b1) = spans.values()
+    assert a1 <= b0 or b1 <= a0, spans
+
+
+def test_deleting_results_repeats_no_call_and_no_vector(first_run):
     tmp, config, _ = first_run
     before = json.loads((tmp / "results" / "score.json").read_text())
+    calls = claude_calls(tmp)
     shutil.rmtree(tmp / "results")
-    snakemake(config)
+    snakemake(config, env=claude_env(tmp))
+    assert claude_calls(tmp) == calls
     logs = tmp / "results" / "logs"
     for log in logs.glob("embed-*.log"):
         assert "computed 0" in log.read_text(), log.read_text()

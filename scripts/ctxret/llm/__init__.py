@@ -1,0 +1,78 @@
+"""LLM backends that write a short context for a chunk: claude-cli, anthropic, openai, heuristic.
+
+`make_backend(settings)` builds one from its settings; `call_with_retries` asks it until an
+answer comes or the attempts run out. Nothing here knows about stores or ledgers.
+"""
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+from ..errors import InputError
+from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult
+
+__all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed",
+           "BACKENDS", "make_backend", "call_with_retries", "render_prompt"]
+
+BACKENDS = ("claude-cli", "anthropic", "openai", "heuristic")
+PLACEHOLDERS = re.compile(r"\{\{(WHOLE_DOCUMENT|CHUNK_CONTENT)\}\}")
+
+
+class ContextFailed(Exception):
+    """Every attempt for one chunk was discarded; `discarded` lists them."""
+
+    def __init__(self, discarded: list[dict]):
+        causes = ", ".join(d["cause"] for d in discarded)
+        super().__init__(f"no context after {len(discarded)} attempts ({causes})")
+        self.discarded = discarded
+
+
+def make_backend(settings: dict) -> Backend:
+    """The backend named by settings["backend"]; InputError for an unknown one or bad settings."""
+    name = settings.get("backend")
+    if name == "claude-cli":
+        from .claude_cli import ClaudeCliBackend
+        return ClaudeCliBackend(settings)
+    if name == "anthropic":
+        from .anthropic_api import AnthropicBackend
+        return AnthropicBackend(settings)
+    if name == "openai":
+        from .openai_api import OpenAIBackend
+        return OpenAIBackend(settings)
+    if name == "heuristic":
+        from .heuristic import HeuristicBackend
+        return HeuristicBackend(settings)
+    raise InputError(f"llm backend {name!r} is unknown; choose one of {', '.join(BACKENDS)}")
+
+
+def call_with_retries(backend: Backend, system: str, user: str, doc: dict, chunk: dict,
+                      attempts: int, backoff_s: float,
+                      sleep: Callable[[float], None] = time.sleep) -> tuple[CallResult, list[dict]]:
+    """Up to `attempts` calls, waiting backoff_s * 2**i after failure i; the result and the
+    discarded attempts [{cause, detail, at}]. ContextFailed once the attempts run out."""
+    if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
+        raise InputError(f"llm attempts must be an integer >= 1, got {attempts!r}")
+    if backoff_s < 0:
+        raise InputError(f"llm backoff_s must be >= 0, got {backoff_s!r}")
+    discarded: list[dict] = []
+    for i in range(attempts):
+        try:
+            return backend.call(system, user, doc, chunk), discarded
+        except AttemptFailed as e:
+            discarded.append({"cause": e.cause, "detail": e.detail,
+                              "at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        if i + 1 < attempts:
+            sleep(backoff_s * 2 ** i)
+    raise ContextFailed(discarded)
+
+
+def render_prompt(template: str, document: str, chunk_text: str, extra_sentence: str) -> str:
+    """The template with {{WHOLE_DOCUMENT}} and {{CHUNK_CONTENT}} filled in (one pass, so text
+    inside the document is never substituted again), then "\\n" + extra_sentence if given."""
+    if "{{CHUNK_CONTENT}}" not in template:
+        raise InputError("llm prompt template lacks the {{CHUNK_CONTENT}} placeholder")
+    values = {"WHOLE_DOCUMENT": document, "CHUNK_CONTENT": chunk_text}
+    text = PLACEHOLDERS.sub(lambda m: values[m.group(1)], template)
+    return text + "\n" + extra_sentence if extra_sentence else text

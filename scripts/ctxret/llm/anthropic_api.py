@@ -1,0 +1,61 @@
+"""anthropic: the Messages API through the official SDK, the document as a cached system block."""
+from __future__ import annotations
+
+import os
+import time
+
+from ..errors import InputError
+from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+
+
+class AnthropicBackend(Backend):
+    name = "anthropic"
+
+    def __init__(self, settings: dict):
+        import anthropic
+
+        self.sdk = anthropic
+        self.model = option(settings, "model", str)
+        self.max_tokens = int(positive(settings, "max_tokens", 1024))
+        self.temperature = option(settings, "temperature", (int, float), None)
+        key_env = option(settings, "api_key_env", str, "ANTHROPIC_API_KEY")
+        api_key = os.environ.get(key_env)
+        if not api_key:
+            raise InputError(f"llm backend 'anthropic': environment variable {key_env} is not set")
+        self.client = anthropic.Anthropic(
+            base_url=option(settings, "base_url", str, "") or None, api_key=api_key,
+            max_retries=0, timeout=positive(settings, "timeout_s", 300))
+
+    def identity(self) -> dict:
+        return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
+                "temperature": self.temperature}
+
+    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+        extra = {} if self.temperature is None else {"temperature": self.temperature}
+        sdk = self.sdk
+        started = time.monotonic()
+        try:
+            response = self.client.messages.create(
+                model=self.model, max_tokens=self.max_tokens,
+                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                messages=[{"role": "user", "content": user}], **extra)
+        except sdk.RateLimitError as e:
+            raise AttemptFailed("rate_limit", short(f"HTTP {e.status_code}: {e.message}")) from None
+        except sdk.APITimeoutError as e:
+            raise AttemptFailed("timeout", short(str(e))) from None
+        except sdk.APIStatusError as e:
+            raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
+        except sdk.APIError as e:  # connection failures, malformed responses
+            raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
+        duration_ms = int((time.monotonic() - started) * 1000)
+        raw = response.model_dump(mode="json")
+        text = "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
+        if not text.strip():
+            raise AttemptFailed("empty", f"no text (stop_reason {response.stop_reason})", raw)
+        u = response.usage
+        return CallResult(
+            context=text.strip(), raw=raw,
+            usage=usage_dict(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                             cache_creation_input_tokens=u.cache_creation_input_tokens,
+                             cache_read_input_tokens=u.cache_read_input_tokens),
+            cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)

@@ -1,0 +1,82 @@
+"""What every backend shares: the result of one call, one failed attempt, the base class."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+
+CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status")
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+              "cache_read_input_tokens")
+REQUIRED = object()
+
+
+@dataclass
+class CallResult:
+    context: str            # the text to prepend (stripped)
+    raw: dict               # the backend's answer as is
+    usage: dict             # USAGE_KEYS -> int (0 when unknown)
+    cost_usd: float | None  # claude-cli reports it; APIs: None (the ledger prices them)
+    model: str              # the model name the service reports
+    duration_ms: int
+    num_turns: int
+
+
+class AttemptFailed(Exception):
+    """One discarded attempt; `cause` is one of CAUSES. `raw` is the answer, if one came."""
+
+    def __init__(self, cause: str, detail: str, raw: dict | None = None):
+        if cause not in CAUSES:
+            raise ValueError(f"unknown cause {cause!r}")
+        super().__init__(f"{cause}: {detail}")
+        self.cause = cause
+        self.detail = detail
+        self.raw = raw
+
+
+class Backend:
+    """One way of asking for a chunk's context. Subclasses set `name`."""
+
+    name = ""
+
+    def identity(self) -> dict:
+        """Everything besides prompt, document and chunk that determines the answer."""
+        raise NotImplementedError
+
+    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+        """One attempt; raises AttemptFailed."""
+        raise NotImplementedError
+
+
+def usage_dict(**counts: Any) -> dict:
+    """The four token counts as ints; missing or None counts are 0."""
+    return {k: int(counts.get(k) or 0) for k in USAGE_KEYS}
+
+
+def short(text: str, limit: int = 300) -> str:
+    """One line of at most `limit` characters for an attempt's detail."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def option(settings: dict, key: str, kinds: type | tuple[type, ...], default: Any = REQUIRED) -> Any:
+    """settings[key] checked against `kinds` (bool is never a number); InputError otherwise."""
+    where = f"llm backend {settings.get('backend')!r}"
+    if key not in settings or settings[key] is None:
+        if default is REQUIRED:
+            raise InputError(f"{where}: setting {key!r} is required")
+        return default
+    value = settings[key]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise InputError(f"{where}: setting {key!r} must be {names}, got {value!r}")
+    return value
+
+
+def positive(settings: dict, key: str, default: Any) -> Any:
+    value = option(settings, key, (int, float), default)
+    if value <= 0:
+        raise InputError(f"llm backend {settings.get('backend')!r}: setting {key!r} must be > 0")
+    return value

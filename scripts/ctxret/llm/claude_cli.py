@@ -1,0 +1,113 @@
+"""claude-cli: `claude -p` in a fresh empty directory, without tools, settings or session.
+
+The user prompt goes on stdin, the document as the system prompt, the answer comes back as
+one JSON object (`--output-format json`). Billing follows the CLI's login, so the API key
+is stripped from its environment by default.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+
+from ..errors import InputError
+from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+
+# CLAUDECODE marks a running Claude Code session, in which the CLI refuses to start again.
+DEFAULT_STRIP_ENV = ["ANTHROPIC_API_KEY", "CLAUDECODE"]
+MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: the longest single command-line argument
+RATE_LIMIT = re.compile(r"rate.?limit|\b429\b|usage limit|hit your limit", re.IGNORECASE)
+
+
+class ClaudeCliBackend(Backend):
+    name = "claude-cli"
+
+    def __init__(self, settings: dict):
+        executable = option(settings, "executable", str, "claude")
+        found = shutil.which(executable)
+        if found is None:
+            raise InputError(f"llm backend 'claude-cli': executable {executable!r} not found "
+                             f"(or not executable); set llm executable to the claude CLI's path")
+        self.executable = os.path.abspath(found)
+        self.model = option(settings, "model", str, "opus")
+        self.effort = option(settings, "effort", str, "high")
+        self.strip_env = list(option(settings, "strip_env", list, DEFAULT_STRIP_ENV))
+        self.timeout_s = positive(settings, "timeout_s", 600)
+
+    def identity(self) -> dict:
+        return {"backend": self.name, "model": self.model, "effort": self.effort}
+
+    def argv(self, system: str) -> list[str]:
+        return [self.executable, "-p", "--safe-mode", "--setting-sources", "project",
+                "--effort", self.effort, "--tools", "", "--no-session-persistence",
+                "--output-format", "json", "--model", self.model, "--system-prompt", system]
+
+    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+        size = len(system.encode("utf-8"))
+        if size >= MAX_ARG_BYTES:
+            raise InputError(f"llm backend 'claude-cli': document {doc.get('slug')!r} is {size} "
+                             f"bytes, longer than one command-line argument may be "
+                             f"({MAX_ARG_BYTES}); use the anthropic backend for it")
+        env = {k: v for k, v in os.environ.items() if k not in self.strip_env}
+        cwd = tempfile.mkdtemp(prefix="ctxret-claude-")
+        try:
+            returncode, stdout, stderr = run(self.argv(system), user, cwd, env, self.timeout_s)
+        except FileNotFoundError:
+            raise InputError(f"llm backend 'claude-cli': executable {self.executable} "
+                             f"not found") from None
+        finally:
+            shutil.rmtree(cwd, ignore_errors=True)
+        return parse_output(stdout, returncode, stderr)
+
+
+def run(argv: list[str], stdin: str, cwd: str, env: dict, timeout_s: float) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr); on timeout the whole process group is killed."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(stdin.encode("utf-8"), timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AttemptFailed("timeout", f"no answer within {timeout_s}s") from None
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def parse_output(stdout: str, returncode: int, stderr: str = "") -> CallResult:
+    """A CallResult from `claude -p --output-format json` output; AttemptFailed otherwise."""
+    try:
+        obj = json.loads(stdout)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, list):  # --verbose prints every event; the answer is the result event
+        obj = next((e for e in reversed(obj) if isinstance(e, dict) and e.get("type") == "result"),
+                   None)
+    if not isinstance(obj, dict):
+        if returncode != 0:
+            raise AttemptFailed("exit_status", f"exit status {returncode}: "
+                                               f"{short(stderr or stdout) or 'no output'}")
+        raise AttemptFailed("not_json", f"stdout is not a JSON object: {short(stdout) or 'empty'}")
+    result = obj.get("result")
+    if obj.get("is_error") or str(obj.get("subtype", "success")).startswith("error"):
+        text = " ".join(str(obj.get(k, "")) for k in ("result", "api_error_status", "error", "errors"))
+        cause = "rate_limit" if RATE_LIMIT.search(text) else "is_error"
+        raise AttemptFailed(cause, short(f"{obj.get('subtype')}: {text.strip()}"), obj)
+    if returncode != 0:
+        raise AttemptFailed("exit_status", f"exit status {returncode}: {short(stderr)}", obj)
+    if not isinstance(result, str) or not result.strip():
+        raise AttemptFailed("empty", f"empty result (subtype {obj.get('subtype')})", obj)
+    usage = obj.get("usage") or {}
+    cost = obj.get("total_cost_usd")
+    return CallResult(
+        context=result.strip(),
+        raw=obj,
+        usage=usage_dict(**usage),
+        cost_usd=float(cost) if cost is not None else None,
+        model=",".join(obj.get("modelUsage") or {}),
+        duration_ms=int(obj.get("duration_ms") or 0),
+        num_turns=int(obj.get("num_turns") or 0),
+    )

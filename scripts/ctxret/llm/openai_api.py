@@ -1,0 +1,62 @@
+"""openai: chat completions through the official SDK (OpenAI or any compatible server)."""
+from __future__ import annotations
+
+import os
+import time
+
+from ..errors import InputError
+from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+
+
+class OpenAIBackend(Backend):
+    name = "openai"
+
+    def __init__(self, settings: dict):
+        import openai
+
+        self.sdk = openai
+        self.model = option(settings, "model", str)
+        self.max_tokens = int(positive(settings, "max_tokens", 1024))
+        self.temperature = option(settings, "temperature", (int, float), 0)
+        key_env = option(settings, "api_key_env", str, "OPENAI_API_KEY")
+        base_url = option(settings, "base_url", str)
+        if not base_url:
+            raise InputError("llm backend 'openai': setting 'base_url' must not be empty")
+        self.client = openai.OpenAI(
+            base_url=base_url, api_key=os.environ.get(key_env) or "none",
+            max_retries=0, timeout=positive(settings, "timeout_s", 300))
+
+    def identity(self) -> dict:
+        return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
+                "temperature": self.temperature}
+
+    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+        sdk = self.sdk
+        started = time.monotonic()
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+        except sdk.RateLimitError as e:
+            raise AttemptFailed("rate_limit", short(f"HTTP {e.status_code}: {e.message}")) from None
+        except sdk.APITimeoutError as e:
+            raise AttemptFailed("timeout", short(str(e))) from None
+        except sdk.APIStatusError as e:
+            raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
+        except sdk.APIError as e:  # connection failures, malformed responses
+            raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
+        duration_ms = int((time.monotonic() - started) * 1000)
+        raw = response.model_dump(mode="json")
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content or "") if choice is not None else ""
+        if not text.strip():
+            reason = choice.finish_reason if choice is not None else "no choices"
+            raise AttemptFailed("empty", f"no text (finish_reason {reason})", raw)
+        u = response.usage
+        details = getattr(u, "prompt_tokens_details", None) if u is not None else None
+        return CallResult(
+            context=text.strip(), raw=raw,
+            usage=usage_dict(input_tokens=u and u.prompt_tokens,
+                             output_tokens=u and u.completion_tokens,
+                             cache_read_input_tokens=details and details.cached_tokens),
+            cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)

@@ -1,0 +1,205 @@
+"""Loopback HTTP servers speaking the Anthropic Messages API and OpenAI chat completions.
+
+    with anthropic_server() as server:      # server.url -> http://127.0.0.1:<port>
+        server.fail("429", n=2)            # the next two requests answer 429 ("500", "sleep")
+        ...
+        server.requests                    # [{"method", "path", "headers", "json"}]
+
+The answer is a Korean sentence from the first words of the chunk (<chunk>...</chunk> of the
+user message, else the message). Tokens are characters / 2. The Anthropic server caches a
+system prompt whose blocks carry cache_control (write on first sight, read afterwards); the
+OpenAI server caches every system prompt it has seen (reported as cached_tokens).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import re
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+
+
+def tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 2)) if text else 0
+
+
+def context_for(user: str) -> str:
+    m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
+    words = (m.group(1) if m else user).split()[:4]
+    return f"이 청크는 '{' '.join(words)}'(으)로 시작하는 부분으로, 문서의 해당 절을 설명한다."
+
+
+def text_of(content) -> str:
+    """The text of a message content: a string or a list of content blocks."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+class FakeServer:
+    """One loopback server; `api` is "anthropic" or "openai"."""
+
+    def __init__(self, api: str, sleep_s: float = 5.0):
+        self.api = api
+        self.sleep_s = sleep_s
+        self.requests: list[dict] = []
+        self.seen_prefixes: set[str] = set()
+        self._plan: list[str] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def fail(self, mode: str, n: int = 1) -> None:
+        """The next `n` requests answer `mode`: "429", "500" or "sleep" (then answer late)."""
+        if mode not in ("429", "500", "sleep"):
+            raise ValueError(mode)
+        with self._lock:
+            self._plan += [mode] * n
+
+    def __enter__(self) -> "FakeServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    # -- one request ------------------------------------------------------------------------
+    def handle(self, method: str, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
+        try:
+            payload = json.loads(body or b"null")
+        except json.JSONDecodeError:
+            payload = None
+        with self._lock:
+            self.requests.append({"method": method, "path": path, "headers": headers,
+                                  "json": payload})
+            mode = self._plan.pop(0) if self._plan else None
+        if mode == "sleep":
+            self._stop.wait(self.sleep_s)
+        elif mode is not None:
+            return self.error(int(mode))
+        if self.api == "anthropic":
+            return self.anthropic(path, headers, payload)
+        return self.openai(path, headers, payload)
+
+    def error(self, status: int) -> tuple[int, dict]:
+        if self.api == "anthropic":
+            kind = {429: "rate_limit_error", 500: "api_error"}[status]
+            message = {429: "Number of request tokens has exceeded your per-minute rate limit",
+                       500: "Internal server error"}[status]
+            return status, {"type": "error", "error": {"type": kind, "message": message},
+                            "request_id": f"req_{uuid.uuid4().hex[:24]}"}
+        if status == 429:
+            return 429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                   "param": None, "code": "rate_limit_exceeded"}}
+        return 500, {"error": {"message": "The server had an error while processing your request.",
+                               "type": "server_error", "param": None, "code": None}}
+
+    def cache(self, prefix: str) -> bool:
+        """True when `prefix` was seen before (a cache read); remembers it otherwise."""
+        key = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
+        with self._lock:
+            hit = key in self.seen_prefixes
+            self.seen_prefixes.add(key)
+        return hit
+
+    def anthropic(self, path: str, headers: dict, req) -> tuple[int, dict]:
+        if path != "/v1/messages":
+            return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+        if not (headers.get("x-api-key") or headers.get("authorization", "").startswith("Bearer ")):
+            return 401, {"type": "error", "error": {"type": "authentication_error",
+                                                    "message": "x-api-key header is required"}}
+        if not isinstance(req, dict) or not all(k in req for k in ("model", "max_tokens", "messages")):
+            return 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                    "message": "model, max_tokens, messages required"}}
+        system = req.get("system") or []
+        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system
+        marked = [i for i, b in enumerate(blocks) if b.get("cache_control")]
+        cut = marked[-1] + 1 if marked else 0  # the cached prefix ends at the last marker
+        prefix = "".join(b.get("text", "") for b in blocks[:cut])
+        rest = "".join(b.get("text", "") for b in blocks[cut:])
+        user = text_of(req["messages"][-1].get("content"))
+        hit = self.cache(prefix) if prefix else False
+        answer = context_for(user)
+        created = 0 if hit or not prefix else tokens(prefix)
+        usage = {"input_tokens": tokens(rest) + sum(tokens(text_of(m.get("content")))
+                                                    for m in req["messages"]),
+                 "cache_creation_input_tokens": created,
+                 "cache_read_input_tokens": tokens(prefix) if hit else 0,
+                 "cache_creation": {"ephemeral_5m_input_tokens": created,
+                                    "ephemeral_1h_input_tokens": 0},
+                 "output_tokens": tokens(answer), "service_tier": "standard"}
+        return 200, {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                     "model": req["model"], "content": [{"type": "text", "text": answer}],
+                     "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
+
+    def openai(self, path: str, headers: dict, req) -> tuple[int, dict]:
+        if path != "/v1/chat/completions":
+            return 404, {"error": {"message": f"Unknown path {path}", "type": "invalid_request_error",
+                                   "param": None, "code": "unknown_url"}}
+        if not isinstance(req, dict) or "model" not in req or not req.get("messages"):
+            return 400, {"error": {"message": "model and messages are required",
+                                   "type": "invalid_request_error", "param": None, "code": None}}
+        system = "".join(text_of(m.get("content")) for m in req["messages"]
+                         if m.get("role") == "system")
+        prompt = sum(tokens(text_of(m.get("content"))) for m in req["messages"])
+        cached = tokens(system) if system and self.cache(system) else 0
+        answer = context_for(text_of(req["messages"][-1].get("content")))
+        completion = tokens(answer)
+        return 200, {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
+            "created": int(time.time()), "model": req["model"], "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer,
+                                                 "refusal": None},
+                         "logprobs": None, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+                      "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}}
+
+    def _handler_class(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, answer = server.handle("POST", self.path, headers, body)
+                data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if status == 429:
+                        self.send_header("retry-after", "1")
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        return Handler
+
+
+@contextlib.contextmanager
+def anthropic_server(sleep_s: float = 5.0) -> Iterator[FakeServer]:
+    with FakeServer("anthropic", sleep_s) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def openai_server(sleep_s: float = 5.0) -> Iterator[FakeServer]:
+    with FakeServer("openai", sleep_s) as server:
+        yield server

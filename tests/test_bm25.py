@@ -1,0 +1,84 @@
+"""BM25: identifiers stay whole, term ids are stable, Qdrant's sparse search equals bm25s."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ctxret.bm25 import KiwiTokenizer, build_index, doc_vectors, query_vector
+
+POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
+TEXTS = [
+    "컨슈머가 max.poll.interval.ms를 넘기면 그룹에서 쫓겨난다.",
+    "결제 API에는 Idempotency-Key 헤더를 보내 order-1003의 중복 승인을 막는다.",
+    "연결이 끊기면 ERR_CONNECTION_RESET 오류가 난다. 재시도는 지수 백오프로 한다.",
+    "레디스의 allkeys-lru 정책은 모든 키에서 오래 안 쓴 키를 지운다.",
+    "volatile-lru 정책은 만료 시간이 있는 키에서만 고른다. 레디스 메모리가 가득 차면 쓴다.",
+    "카프카 컨슈머 그룹의 리밸런싱은 session.timeout.ms와도 관련된다.",
+]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return KiwiTokenizer(POS, lowercase=True)
+
+
+def test_identifiers_are_one_token_and_particles_still_go(tokenizer):
+    tokens = tokenizer("max.poll.interval.ms를 넘기면 Idempotency-Key와 order-1003, ERR_CONNECTION_RESET은")
+    for ident in ("max.poll.interval.ms", "idempotency-key", "order-1003", "err_connection_reset"):
+        assert ident in tokens
+    assert "를" not in tokens and "max" not in tokens
+
+
+def test_lowercase_is_configurable():
+    assert "Idempotency-Key" in KiwiTokenizer(POS, lowercase=False)("Idempotency-Key 헤더")
+
+
+def test_many_equals_one_by_one(tokenizer):
+    assert tokenizer.many(TEXTS) == [tokenizer(t) for t in TEXTS]
+
+
+BUILD = """
+import json, sys
+from ctxret.bm25 import KiwiTokenizer, build_index
+texts = json.loads(sys.argv[1])
+_, vocab, _ = build_index(KiwiTokenizer(json.loads(sys.argv[2]), True).many(texts), 1.5, 0.75)
+print(json.dumps(vocab))
+"""
+
+
+def test_term_ids_do_not_depend_on_the_process():
+    vocabs = []
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", BUILD, json.dumps(TEXTS), json.dumps(POS)],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed})
+        vocabs.append(json.loads(out.stdout))
+    assert vocabs[0] == vocabs[1]
+
+
+def test_qdrant_sparse_search_equals_bm25s(tokenizer):
+    from qdrant_client import QdrantClient, models
+    retriever, vocab, matrix = build_index(tokenizer.many(TEXTS), 1.5, 0.75)
+    client = QdrantClient(":memory:")
+    client.create_collection("v", vectors_config={},
+                             sparse_vectors_config={"bm25": models.SparseVectorParams()})
+    client.upsert("v", [models.PointStruct(id=i, vector={"bm25": models.SparseVector(indices=ids, values=vals)})
+                        for i, (ids, vals) in enumerate(doc_vectors(matrix))])
+    for query in ("레디스 키 정책 lru", "컨슈머 그룹 리밸런싱 max.poll.interval.ms", "재시도 오류 연결"):
+        tokens = tokenizer(query)
+        expected = retriever.get_scores(tokens)
+        ids, vals = query_vector(tokens, vocab)
+        hits = client.query_points("v", query=models.SparseVector(indices=ids, values=vals),
+                                   using="bm25", limit=len(TEXTS)).points
+        got = np.zeros(len(TEXTS))
+        for h in hits:
+            got[h.id] = h.score
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_query_of_unknown_terms_is_empty(tokenizer):
+    _, vocab, _ = build_index(tokenizer.many(TEXTS), 1.5, 0.75)
+    assert query_vector(tokenizer("전혀 관계없는 고양이 사료"), vocab) == ([], [])

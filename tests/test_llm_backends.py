@@ -1,0 +1,332 @@
+"""LLM backends against fakes speaking the real protocols: a fake `claude` CLI, loopback HTTP."""
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxret.errors import InputError
+from ctxret.llm import (AttemptFailed, CallResult, ContextFailed, call_with_retries, make_backend,
+                        render_prompt)
+from ctxret.llm.claude_cli import parse_output
+from fakes.llm_servers import anthropic_server, openai_server
+
+from conftest import FAKE_CLAUDE
+WORK_TREE = Path(__file__).resolve().parents[1]
+
+BODY = ("서킷 브레이커는 장애가 번지는 것을 막는다. 이 글은 그 설정을 다룬다.\n\n"
+        "## 세 가지 상태\n\n"
+        "서킷 브레이커는 closed, open, half-open 세 상태를 오간다. closed는 정상 상태다.\n\n"
+        "open 상태에서는 즉시 실패를 반환한다.\n\n"
+        "## 느린 호출\n\n"
+        "```yaml\nslowCallDurationThreshold: 2s\n```\n\n"
+        "느린 호출도 실패로 센다. 8초씩 걸리는 호출은 실패보다 나쁘다.\n")
+DOC = {"slug": "circuit-breaker", "title": "서킷 브레이커", "body": BODY}
+
+
+def chunk_of(text: str) -> dict:
+    start = BODY.index(text)
+    section = ""
+    for line in BODY[:start].splitlines():
+        if line.startswith("## "):
+            section = line[3:]
+    return {"chunk_id": "00001", "slug": DOC["slug"], "title": DOC["title"], "section": section,
+            "start": start, "end": start + len(text), "text": text}
+
+
+CHUNK = chunk_of("open 상태에서는 즉시 실패를 반환한다.")
+USER = render_prompt("<chunk>{{CHUNK_CONTENT}}</chunk>\n짧은 맥락을 쓰시오.", BODY, CHUNK["text"], "")
+USAGE_KEYS = {"input_tokens", "output_tokens", "cache_creation_input_tokens",
+              "cache_read_input_tokens"}
+
+
+@pytest.fixture
+def claude(fake_claude):
+    """A claude-cli backend on the fake CLI; returns (make, log lines)."""
+    settings, calls = fake_claude
+
+    def make(**overrides):
+        return make_backend({**settings, **overrides})
+
+    return make, calls
+
+
+# -- claude-cli --------------------------------------------------------------------------------
+
+def test_claude_cli_happy_path(claude):
+    make, calls = claude
+    result = make().call(BODY, USER, DOC, CHUNK)
+    assert isinstance(result, CallResult)
+    assert result.context.startswith("이 청크는 'open 상태에서는 즉시")
+    assert result.raw["type"] == "result" and result.raw["session_id"]
+    assert result.model == "claude-opus-5-5"
+    assert result.num_turns == 1 and result.duration_ms > 0
+    assert set(result.usage) == USAGE_KEYS
+    assert result.usage["cache_creation_input_tokens"] == result.raw["usage"]["cache_creation_input_tokens"] > 0
+    assert result.usage["cache_read_input_tokens"] == 0
+    assert result.cost_usd == pytest.approx(result.raw["total_cost_usd"]) and result.cost_usd > 0
+
+    (call,) = calls()
+    argv = call["argv"]
+    assert argv[:2] == ["-p", "--safe-mode"]
+    for flag, value in [("--setting-sources", "project"), ("--effort", "high"), ("--tools", ""),
+                        ("--output-format", "json"), ("--model", "opus"), ("--system-prompt", BODY)]:
+        assert argv[argv.index(flag) + 1] == value
+    assert "--no-session-persistence" in argv
+    assert call["stdin"] == USER
+    cwd = Path(call["cwd"])
+    assert call["cwd_entries"] == []
+    assert WORK_TREE not in cwd.parents and cwd != WORK_TREE
+    assert not cwd.exists()                       # removed afterwards
+    assert call["anthropic_api_key"] is False     # stripped by default
+
+    second = make().call(BODY, USER, DOC, CHUNK)  # same system prompt: a cache read
+    assert second.usage["cache_read_input_tokens"] == result.usage["cache_creation_input_tokens"]
+    assert second.usage["cache_creation_input_tokens"] == 0
+    assert second.cost_usd < result.cost_usd
+    assert calls()[1]["cwd"] != call["cwd"]       # a fresh directory every call
+
+
+def test_claude_cli_keeps_api_key_when_not_stripped(claude):
+    make, calls = claude
+    make(strip_env=[]).call(BODY, USER, DOC, CHUNK)
+    assert calls()[0]["anthropic_api_key"] is True
+
+
+@pytest.mark.parametrize("fail, cause", [("is_error", "is_error"), ("rate_limit", "rate_limit"),
+                                         ("not_json", "not_json"), ("empty", "empty"),
+                                         ("exit_status", "exit_status")])
+def test_claude_cli_failures_are_mapped(claude, monkeypatch, fail, cause):
+    make, _ = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", f"{fail}:1")
+    with pytest.raises(AttemptFailed) as e:
+        make().call(BODY, USER, DOC, CHUNK)
+    assert e.value.cause == cause and e.value.detail
+    assert make().call(BODY, USER, DOC, CHUNK).context  # only the first call failed
+
+
+def test_claude_cli_timeout(claude, monkeypatch):
+    make, calls = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "sleep:1")
+    with pytest.raises(AttemptFailed) as e:
+        make(timeout_s=0.5).call(BODY, USER, DOC, CHUNK)
+    assert e.value.cause == "timeout"
+    assert not Path(calls()[0]["cwd"]).exists()
+
+
+def test_claude_cli_missing_executable_is_a_configuration_error(tmp_path):
+    missing = tmp_path / "no-such-claude"
+    with pytest.raises(InputError, match=str(missing)):
+        make_backend({"backend": "claude-cli", "executable": str(missing)})
+
+
+def test_claude_cli_refuses_a_document_too_long_for_one_argument(claude):
+    make, calls = claude
+    with pytest.raises(InputError, match="circuit-breaker"):
+        make().call("가" * 50_000, USER, DOC, CHUNK)  # 150 000 bytes > MAX_ARG_STRLEN
+    assert calls() == []
+
+
+def test_claude_cli_fake_rejects_missing_flags(tmp_path):
+    import subprocess
+    proc = subprocess.run([str(FAKE_CLAUDE), "-p", "--model", "opus"], input="", text=True,
+                          capture_output=True, cwd=tmp_path)
+    assert proc.returncode == 2 and "missing required flags" in proc.stderr
+
+
+def test_parse_output_takes_the_result_event_of_a_verbose_list():
+    events = [{"type": "system"}, {"type": "result", "is_error": False, "result": " 맥락 ",
+                                   "num_turns": 1, "duration_ms": 5, "total_cost_usd": 0.01,
+                                   "usage": {"input_tokens": 3}, "modelUsage": {"a": {}, "b": {}}}]
+    result = parse_output(json.dumps(events), 0)
+    assert (result.context, result.model, result.usage["input_tokens"]) == ("맥락", "a,b", 3)
+    assert result.usage["output_tokens"] == 0
+
+
+# -- retries ------------------------------------------------------------------------------------
+
+def test_retries_recover_after_two_failures(claude, monkeypatch):
+    make, calls = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "is_error:1,not_json:1")
+    slept = []
+    result, discarded = call_with_retries(make(), BODY, USER, DOC, CHUNK, attempts=3,
+                                          backoff_s=1.5, sleep=slept.append)
+    assert result.context and len(calls()) == 3
+    assert [d["cause"] for d in discarded] == ["is_error", "not_json"]
+    assert all(set(d) == {"cause", "detail", "at"} and "T" in d["at"] for d in discarded)
+    assert slept == [1.5, 3.0]
+
+
+def test_retries_give_up_after_the_limit(claude, monkeypatch):
+    make, calls = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "rate_limit:5")
+    slept = []
+    with pytest.raises(ContextFailed, match=r"3 attempts \(rate_limit, rate_limit, rate_limit\)") as e:
+        call_with_retries(make(), BODY, USER, DOC, CHUNK, attempts=3, backoff_s=2,
+                          sleep=slept.append)
+    assert [d["cause"] for d in e.value.discarded] == ["rate_limit"] * 3
+    assert slept == [2, 4] and len(calls()) == 3
+
+
+def test_retries_reject_a_bad_attempt_count():
+    with pytest.raises(InputError):
+        call_with_retries(make_backend({"backend": "heuristic"}), "", "", DOC, CHUNK,
+                          attempts=0, backoff_s=1)
+
+
+# -- anthropic ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def api_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-oai-test")
+
+
+def anthropic_backend(server, **settings):
+    return make_backend({"backend": "anthropic", "model": "claude-opus-test", "base_url": server.url,
+                         "timeout_s": 5, **settings})
+
+
+def test_anthropic_caches_the_document(api_key):
+    with anthropic_server() as server:
+        backend = anthropic_backend(server)
+        first = backend.call(BODY, USER, DOC, CHUNK)
+        second = backend.call(BODY, USER, DOC, CHUNK)
+    request = server.requests[0]
+    assert request["path"] == "/v1/messages"
+    headers = request["headers"]  # SDK 2.x sends the key as a bearer token, 0.x as x-api-key
+    assert "sk-ant-test" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])
+    body = request["json"]
+    assert body["system"] == [{"type": "text", "text": BODY, "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"] == [{"role": "user", "content": USER}]
+    assert body["max_tokens"] == 1024 and body["model"] == "claude-opus-test"
+    assert first.context.startswith("이 청크는 'open") and first.model == "claude-opus-test"
+    assert first.usage["cache_creation_input_tokens"] > 0 and first.usage["cache_read_input_tokens"] == 0
+    assert second.usage["cache_read_input_tokens"] == first.usage["cache_creation_input_tokens"]
+    assert second.usage["cache_creation_input_tokens"] == 0
+    assert first.cost_usd is None and first.num_turns == 1 and set(first.usage) == USAGE_KEYS
+    assert first.raw["type"] == "message" and first.raw["usage"]["input_tokens"] > 0
+
+
+@pytest.mark.parametrize("mode, cause", [("429", "rate_limit"), ("500", "http_error"),
+                                         ("sleep", "timeout")])
+def test_anthropic_failures_are_mapped(api_key, mode, cause):
+    with anthropic_server(sleep_s=3) as server:
+        server.fail(mode)
+        backend = anthropic_backend(server, timeout_s=0.5)
+        with pytest.raises(AttemptFailed) as e:
+            backend.call(BODY, USER, DOC, CHUNK)
+        assert e.value.cause == cause
+        assert len(server.requests) == 1                     # the SDK itself never retries
+        result, discarded = call_with_retries(backend, BODY, USER, DOC, CHUNK, attempts=2,
+                                              backoff_s=0, sleep=lambda s: None)
+    assert result.context and discarded == []
+
+
+def test_anthropic_needs_its_key(monkeypatch):
+    monkeypatch.delenv("MY_KEY", raising=False)
+    with pytest.raises(InputError, match="MY_KEY"):
+        make_backend({"backend": "anthropic", "model": "m", "api_key_env": "MY_KEY"})
+
+
+# -- openai -------------------------------------------------------------------------------------
+
+def openai_backend(server, **settings):
+    return make_backend({"backend": "openai", "model": "gpt-test", "base_url": server.url + "/v1",
+                         "timeout_s": 5, **settings})
+
+
+def test_openai_happy_path(api_key):
+    with openai_server() as server:
+        backend = openai_backend(server)
+        first = backend.call(BODY, USER, DOC, CHUNK)
+        second = backend.call(BODY, USER, DOC, CHUNK)
+    request = server.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["authorization"] == "Bearer sk-oai-test"
+    assert request["json"]["messages"] == [{"role": "system", "content": BODY},
+                                           {"role": "user", "content": USER}]
+    assert request["json"]["temperature"] == 0 and request["json"]["max_tokens"] == 1024
+    assert first.context.startswith("이 청크는 'open") and first.model == "gpt-test"
+    assert first.usage["input_tokens"] == first.raw["usage"]["prompt_tokens"]
+    assert first.usage["output_tokens"] == first.raw["usage"]["completion_tokens"]
+    assert first.usage["cache_read_input_tokens"] == 0 < second.usage["cache_read_input_tokens"]
+    assert first.cost_usd is None and first.num_turns == 1
+
+
+@pytest.mark.parametrize("mode, cause", [("500", "http_error"), ("429", "rate_limit")])
+def test_openai_failures_are_mapped(api_key, mode, cause):
+    with openai_server() as server:
+        server.fail(mode)
+        with pytest.raises(AttemptFailed) as e:
+            openai_backend(server).call(BODY, USER, DOC, CHUNK)
+    assert e.value.cause == cause and mode in e.value.detail
+
+
+def test_openai_without_a_key_sends_none(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with openai_server() as server:
+        openai_backend(server).call(BODY, USER, DOC, CHUNK)
+    assert server.requests[0]["headers"]["authorization"] == "Bearer none"
+
+
+# -- heuristic ----------------------------------------------------------------------------------
+
+def test_heuristic_is_deterministic_and_names_title_and_section():
+    backend = make_backend({"backend": "heuristic"})
+    result = backend.call("", "", DOC, CHUNK)
+    assert result == backend.call("", "", DOC, CHUNK)
+    assert result.context == ("이 부분은 「서킷 브레이커」 글의 「세 가지 상태」 절에 속한다. "
+                              "절의 첫 문장: 서킷 브레이커는 closed, open, half-open 세 상태를 오간다.")
+    assert (result.cost_usd, result.model, result.duration_ms) == (0.0, "heuristic", 0)
+    assert set(result.usage.values()) == {0}
+
+
+def test_heuristic_skips_code_and_handles_the_introduction():
+    backend = make_backend({"backend": "heuristic"})
+    slow = backend.call("", "", DOC, chunk_of("느린 호출도 실패로 센다. 8초씩 걸리는 호출은 실패보다 나쁘다."))
+    assert slow.context.endswith("절의 첫 문장: 느린 호출도 실패로 센다.")
+    intro = backend.call("", "", DOC, chunk_of("서킷 브레이커는 장애가 번지는 것을 막는다."))
+    assert intro.context == ("이 부분은 「서킷 브레이커」 글의 도입부에 속한다. "
+                             "글의 첫 문장: 서킷 브레이커는 장애가 번지는 것을 막는다.")
+
+
+# -- prompt and identity ------------------------------------------------------------------------
+
+def test_render_prompt_exact():
+    template = "<document>\n{{WHOLE_DOCUMENT}}\n</document>\n<chunk>\n{{CHUNK_CONTENT}}\n</chunk>\n{x}"
+    assert render_prompt(template, "문서 {{CHUNK_CONTENT}}", "청크", "한국어로 답하라.") == (
+        "<document>\n문서 {{CHUNK_CONTENT}}\n</document>\n<chunk>\n청크\n</chunk>\n{x}\n한국어로 답하라.")
+    assert render_prompt("{{CHUNK_CONTENT}}", "d", "c", "") == "c"
+    with pytest.raises(InputError):
+        render_prompt("{{WHOLE_DOCUMENT}}", "d", "c", "")
+
+
+def test_identity(api_key):
+    claude = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE)}
+    api = {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "ANTHROPIC_API_KEY",
+           "model": "m1", "timeout_s": 7}
+    ids = [make_backend(s).identity() for s in [
+        claude, {**claude, "model": "sonnet"}, {**claude, "effort": "low"},
+        {"backend": "anthropic", **api}, {"backend": "anthropic", **api, "model": "m2"},
+        {"backend": "openai", **api}, {"backend": "openai", **api, "temperature": 0.5},
+        {"backend": "heuristic"}]]
+    assert len({json.dumps(i, sort_keys=True) for i in ids}) == len(ids)
+    assert ids[0] == {"backend": "claude-cli", "model": "opus", "effort": "high"}
+    assert make_backend({**claude, "timeout_s": 1, "strip_env": []}).identity() == ids[0]
+    assert make_backend({"backend": "openai", **api, "base_url": "http://other/v1"}).identity() == ids[5]
+    for identity in ids:
+        assert all(v is None or isinstance(v, (str, int, float, bool)) for v in identity.values())
+        text = json.dumps(identity)
+        assert "127.0.0.1" not in text and "sk-" not in text and "base_url" not in text
+        assert "api_key" not in text and str(FAKE_CLAUDE) not in text
+
+
+def test_unknown_backend_and_bad_settings():
+    with pytest.raises(InputError, match="unknown"):
+        make_backend({"backend": "gemini"})
+    with pytest.raises(InputError, match="max_tokens"):
+        make_backend({"backend": "openai", "model": "m", "base_url": "http://x/v1", "max_tokens": "9"})
+    with pytest.raises(InputError, match="model"):
+        make_backend({"backend": "openai", "base_url": "http://x/v1"})
