@@ -35,7 +35,7 @@ def _context_variants():
 
 
 CONTEXT_VARIANTS = _context_variants()
-VARIANTS = list(config["variants"]) + list(CONTEXT_VARIANTS)
+VARIANTS = [*config["variants"], *CONTEXT_VARIANTS]
 if "A1" not in CONTEXT_VARIANTS:
     print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
 
@@ -59,12 +59,12 @@ def context_files(variant):
 
 def _check_config():
     for name, slot in MODELS.items():
-        unknown = [v for v in slot["variants"] if v not in VARIANTS + ["X1", "A1"]]
+        unknown = [v for v in slot["variants"] if v not in [*VARIANTS, "X1", "A1"]]
         if unknown:
             raise ValueError(f"config models.{name}.variants: {unknown} not among variants {VARIANTS}")
     for name in MODELS:
         if f"h{name}" in MODELS:
-            raise ValueError(f"config models: {name!r} and {'h' + name!r} collide (hybrid names)")
+            raise ValueError(f"config models: {name!r} and 'h{name}' collide (hybrid names)")
     for group, sets in config["questions"]["groups"].items():
         unknown = [s for s in sets if s not in config["questions"]["sets"]]
         if unknown:
@@ -92,9 +92,34 @@ def models_for(variant):
     return [m for m, slot in MODELS.items() if variant in slot["variants"]]
 
 
+def _hybrids():
+    """{hybrid retriever name: (dense model, fusion preset)}: h<model> and h<model>.<preset>."""
+    fusion = config["fusion"]
+    for preset in [fusion["default"], *fusion["extra"]]:
+        if preset not in fusion["presets"]:
+            raise ValueError(f"config fusion: unknown preset {preset!r} (presets: {list(fusion['presets'])})")
+    out = {}
+    for m in MODELS:
+        out[f"h{m}"] = (m, fusion["default"])
+        out.update({f"h{m}.{p}": (m, p) for p in fusion["extra"]})
+    return out
+
+
+HYBRIDS = _hybrids()
+# dense and BM25 runs go as deep as any fusion preset reads; scores use the top `search.top_k`
+SEARCH_DEPTH = max([config["search"]["top_k"], config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0] + [
+    config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}])
+
+
+def reranked_bases():
+    rr = config["rerank"]
+    return (rr["of"] or list(HYBRIDS)) if rr["enabled"] else []
+
+
 def retrievers_for(variant):
     dense = models_for(variant)
-    return dense + ["bm25"] + [f"h{m}" for m in dense]
+    base = [*dense, "bm25", *(h for h, (m, _) in HYBRIDS.items() if m in dense)]
+    return base + [f"r-{r}" for r in reranked_bases() if r in base]
 
 
 CONDITIONS = [(r, v) for v in VARIANTS for r in retrievers_for(v)]
@@ -121,7 +146,9 @@ def qdrant_params(variant):
 
 
 def final_outputs():
-    return [f"{R}/score.md", f"{R}/score.json", f"{R}/pairs.md", f"{R}/pairs.json"]
+    return [f"{R}/score.md", f"{R}/score.json", f"{R}/score.parquet", f"{R}/runs/qrels.txt",
+            f"{R}/pairs.md", f"{R}/pairs.json",
+            f"{R}/report/failure.png", f"{R}/report/pairs.png", f"{R}/report/summary.html"]
 
 
 def intermediate_outputs():
@@ -129,6 +156,7 @@ def intermediate_outputs():
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
     out += [f"{R}/emb/q-{m}.npy" for m in MODELS]
+    out.append(f"{R}/tokens.json")
     out += [f"{R}/index/v_{v}.json" for v in VARIANTS]
     for v in CONTEXT_VARIANTS:
         out += [f"{R}/ctx/{v}/stats.json", f"{R}/ctx/{v}/ctxlen.json"]
@@ -140,5 +168,7 @@ def intermediate_outputs():
 
 wildcard_constraints:
     variant="|".join(VARIANTS),
+    hybrid="|".join(h.replace(".", r"\.") for h in HYBRIDS),
+    base="|".join(r.replace(".", r"\.") for r in reranked_bases()) or "(?!)",
     cvar="X1|A1",
     model="|".join(MODELS),

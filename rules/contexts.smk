@@ -72,8 +72,10 @@ rule ctx_ctxlen:
     params:
         variant="{cvar}",
         sets=config["questions"]["sets"],
+        models={m: model_settings(m) for m in MODELS},
+        offline=config["offline"],
     conda:
-        "../envs/data.yaml"
+        "../envs/embed.yaml"
     script:
         "../scripts/ctx_ctxlen.py"
 

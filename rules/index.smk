@@ -5,6 +5,7 @@ rule index:
     output:
         manifest=f"{R}/index/v_{{variant}}.json",
         vocab=f"{R}/index/bm25-{{variant}}.json",
+        matrix=f"{R}/index/bm25-{{variant}}.npz",
     log:
         f"{R}/logs/index-{{variant}}.log",
     params:
@@ -14,6 +15,8 @@ rule index:
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
+        store=STORE,
+    threads: config["bm25"]["threads"]
     conda:
         "../envs/search.yaml"
     script:

@@ -6,6 +6,8 @@ rule score:
     output:
         md=f"{R}/score.md",
         json=f"{R}/score.json",
+        parquet=f"{R}/score.parquet",
+        qrels=f"{R}/runs/qrels.txt",
     log:
         f"{R}/logs/score.log",
     params:
@@ -14,8 +16,11 @@ rule score:
         ks=config["score"]["ks"],
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
+        main_group=config["score"]["main_group"],
+        per_set=config["score"]["per_set"],
+        language=config["report"]["language"],
     conda:
-        "../envs/data.yaml"
+        "../envs/report.yaml"
     script:
         "../scripts/score.py"
 
@@ -25,6 +30,7 @@ rule pairs:
         gold=f"{R}/gold.json",
         chunks=f"{R}/chunks.jsonl",
         runs=[run_file(r, v) for r, v in CONDITIONS],
+        questions=QUESTION_FILES,
     output:
         md=f"{R}/pairs.md",
         json=f"{R}/pairs.json",
@@ -33,11 +39,18 @@ rule pairs:
     params:
         conditions=CONDITIONS,
         comparisons=comparisons(),
+        primary=config["pairs"]["primary"],
+        dense=config["pairs"]["dense"] or next(iter(MODELS)),
+        fallback_variant=config["pairs"]["fallback_variant"],
+        alpha=config["pairs"]["alpha"],
+        power=config["pairs"]["power"],
+        sets=config["questions"]["sets"],
         groups=config["questions"]["groups"],
         ks=config["score"]["ks"],
         cluster_key=config["questions"]["cluster_key"],
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
+        language=config["report"]["language"],
     conda:
         "../envs/data.yaml"
     script:
@@ -56,3 +69,6 @@ rule manifest:
         "../envs/data.yaml"
     script:
         "../scripts/manifest.py"
+
+
+include: "report.smk"

@@ -11,7 +11,7 @@ rule search_dense:
     params:
         name="{model}:{variant}",
         model="{model}",
-        k=config["search"]["top_k"],
+        k=SEARCH_DEPTH,
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
@@ -23,8 +23,8 @@ rule search_dense:
 
 rule search_bm25:
     input:
-        manifest=f"{R}/index/v_{{variant}}.json",
         vocab=f"{R}/index/bm25-{{variant}}.json",
+        matrix=f"{R}/index/bm25-{{variant}}.npz",
         questions=QUESTION_FILES,
     output:
         run=f"{R}/runs/bm25-{{variant}}.jsonl",
@@ -34,10 +34,7 @@ rule search_bm25:
     params:
         name="bm25:{variant}",
         sets=config["questions"]["sets"],
-        k=config["search"]["top_k"],
-        qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
-        qdrant_url=config["qdrant"]["url"],
-        api_key_env=config["qdrant"]["api_key_env"],
+        k=SEARCH_DEPTH,
     conda:
         "../envs/search.yaml"
     script:
@@ -46,18 +43,43 @@ rule search_bm25:
 
 rule fuse:
     input:
-        dense=f"{R}/runs/{{model}}-{{variant}}.jsonl",
+        dense=lambda wc: run_file(HYBRIDS[wc.hybrid][0], wc.variant),
         bm25=f"{R}/runs/bm25-{{variant}}.jsonl",
     output:
-        run=f"{R}/runs/h{{model}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/h{{model}}-{{variant}}.trec",
+        run=f"{R}/runs/{{hybrid}}-{{variant}}.jsonl",
+        trec=f"{R}/runs/{{hybrid}}-{{variant}}.trec",
     log:
-        f"{R}/logs/fuse-h{{model}}-{{variant}}.log",
+        f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
     params:
-        name="h{model}:{variant}",
-        fusion=config["fusion"],
-        k=config["search"]["top_k"],
+        name="{hybrid}:{variant}",
+        preset=lambda wc: HYBRIDS[wc.hybrid][1],
+        fusion=lambda wc: config["fusion"]["presets"][HYBRIDS[wc.hybrid][1]],
+        k=SEARCH_DEPTH,
     conda:
         "../envs/search.yaml"
     script:
         "../scripts/search_fuse.py"
+
+
+rule rerank:
+    input:
+        run=f"{R}/runs/{{base}}-{{variant}}.jsonl",
+        variant=f"{R}/var-{{variant}}.jsonl",
+        questions=QUESTION_FILES,
+    output:
+        run=f"{R}/runs/r-{{base}}-{{variant}}.jsonl",
+        trec=f"{R}/runs/r-{{base}}-{{variant}}.trec",
+    log:
+        f"{R}/logs/rerank-{{base}}-{{variant}}.log",
+    params:
+        name="r-{base}:{variant}",
+        rerank=config["rerank"],
+        sets=config["questions"]["sets"],
+        k=config["search"]["top_k"],
+        store=STORE,
+        offline=config["offline"],
+    threads: config["rerank"]["threads"]
+    conda:
+        "../envs/embed.yaml"
+    script:
+        "../scripts/rerank.py"

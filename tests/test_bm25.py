@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import KiwiTokenizer, build_index, doc_vectors, query_vector
+from ctxret.bm25 import KiwiTokenizer, build_index, doc_vectors, query_vector, top_k
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [
@@ -77,6 +77,11 @@ def test_qdrant_sparse_search_equals_bm25s(tokenizer):
         for h in hits:
             got[h.id] = h.score
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+        # the search stage's top k (from the stored matrix) is Qdrant's top k
+        chunk_ids = [f"{i:05d}" for i in range(len(TEXTS))]
+        ours = top_k(matrix.tocsc(), ids, vals, chunk_ids, 3)
+        assert [c for c, _ in ours] == [f"{h.id:05d}" for h in hits[:3]]
+        np.testing.assert_allclose([s for _, s in ours], [h.score for h in hits[:3]], rtol=1e-5)
 
 
 def test_a_query_of_unknown_terms_is_empty(tokenizer):

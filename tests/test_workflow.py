@@ -81,7 +81,12 @@ def test_contexts_a1_and_x1_per_chunk_with_ledger_and_estimate(first_run):
     assert stats["results"] == len(chunks) and stats["cost_usd"] > 0
     estimate = json.loads((res / "ctx" / "A1" / "estimate.json").read_text())
     assert estimate["calls"] == len(chunks)
-    assert json.loads((res / "ctx" / "A1" / "ctxlen.json").read_text())["with_question_verbatim"] == 0
+    ctxlen = json.loads((res / "ctx" / "A1" / "ctxlen.json").read_text())
+    assert ctxlen["with_question_verbatim"] == 0 and ctxlen["tokens"]["e5"]["max"] > 0
+    # token counts per variant and model, the A1 texts longest (context + T1)
+    tokens = json.loads((res / "tokens.json").read_text())
+    assert set(tokens) == {"T0", "T1", "X1", "A1"}
+    assert tokens["A1"]["e5"]["mean"] > tokens["T1"]["e5"]["mean"] > tokens["T0"]["e5"]["mean"]
 
 
 def test_the_llm_worker_cap_holds(first_run):

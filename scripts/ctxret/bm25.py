@@ -17,9 +17,9 @@ IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
 
 
 class KiwiTokenizer:
-    def __init__(self, pos: list[str], lowercase: bool):
+    def __init__(self, pos: list[str], lowercase: bool, threads: int = 1):
         from kiwipiepy import Kiwi
-        self.kiwi = Kiwi()
+        self.kiwi = Kiwi(num_workers=max(1, threads))
         self.pos = set(pos)
         self.lowercase = lowercase
 
@@ -36,6 +36,21 @@ class KiwiTokenizer:
 
     def many(self, texts: list[str]) -> list[list[str]]:
         return [self._keep(t) for t in self.kiwi.tokenize(texts, pretokenized=self.identifier_spans)]
+
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
+        """Token lists through the content-addressed store (Kiwi's analysis is a neural model,
+        the slowest part of indexing): (tokens per text, texts analysed now)."""
+        from .store import JsonPackStore, content_key, namespace_of
+        ident = self.describe()
+        store = JsonPackStore(store_root, "tokens", namespace_of(ident))
+        keys = [content_key(tokenizer=ident, text=t) for t in texts]
+        found = store.load(keys)
+        missing = {k: t for k, t in zip(keys, texts) if k not in found}
+        if missing:
+            fresh = dict(zip(missing, self.many(list(missing.values()))))
+            store.save(fresh)
+            found.update(fresh)
+        return [found[k] for k in keys], len(missing)
 
     def describe(self) -> dict:
         import kiwipiepy
@@ -68,6 +83,17 @@ def query_vector(tokens: list[str], vocab: dict[str, int]) -> tuple[list[int], l
     counts = Counter(vocab[t] for t in tokens if t in vocab)
     ids = sorted(counts)
     return ids, [float(counts[i]) for i in ids]
+
+
+def top_k(matrix, ids: list[int], counts: list[float], chunk_ids: list[str], k: int) -> list[tuple[str, float]]:
+    """Exact BM25 top k (documents sharing at least one term), ties by chunk id: the same
+    scores as bm25s and as a dot product with the sparse vectors stored in Qdrant."""
+    if not ids:
+        return []
+    scores = np.asarray(matrix[:, ids] @ np.asarray(counts, dtype=np.float64)).ravel()
+    hit = np.flatnonzero(scores > 0)
+    order = sorted(hit, key=lambda i: (-scores[i], chunk_ids[i]))[:k]
+    return [(chunk_ids[i], float(scores[i])) for i in order]
 
 
 def doc_vectors(matrix) -> list[tuple[list[int], list[float]]]:

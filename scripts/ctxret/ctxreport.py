@@ -44,26 +44,33 @@ def hangul_share(text: str) -> float:
     return sum(1 for ch in letters if HANGUL.match(ch)) / len(letters) if letters else 0.0
 
 
+def spread(values) -> dict:
+    a = np.asarray(values)
+    return {"min": int(a.min()), "median": float(np.median(a)), "p90": float(np.quantile(a, 0.9)),
+            "max": int(a.max())}
+
+
 def context_lengths(contexts: list[str], questions: list[str]) -> dict:
-    chars = np.array([len(c) for c in contexts])
     shares = [hangul_share(c) for c in contexts]
     leaked = [i for i, c in enumerate(contexts) if any(q in c for q in questions)]
-    pct = lambda a: {"min": int(a.min()), "median": float(np.median(a)),  # noqa: E731
-                     "p90": float(np.quantile(a, 0.9)), "max": int(a.max())}
-    return {"count": len(contexts), "chars": pct(chars),
+    return {"count": len(contexts), "chars": spread([len(c) for c in contexts]),
             "under_20pct_hangul": sum(1 for s in shares if s < 0.2),
             "hangul_share": {"min": min(shares), "median": float(np.median(shares))},
             "with_question_verbatim": len(leaked)}
 
 
 def run_ctxlen(input, output, params, **_) -> None:
+    from .models import load_tokenizer
     contexts = [r["context"] for path in input.contexts for r in read_jsonl(path)]
     questions = [q["question"] for q in load_question_sets(dict(params.sets))]
     s = context_lengths(contexts, questions)
+    s["tokens"] = {name: spread(load_tokenizer(dict(settings), bool(params.offline))
+                                .token_counts(contexts, "passage"))
+                   for name, settings in dict(params.models).items()}
     write_json(output.json, s)
-    c = s["chars"]
     print(f"{params.variant}: contexts {s['count']}")
-    print(f"  chars min {c['min']}, median {c['median']:g}, p90 {c['p90']:g}, max {c['max']}")
+    for name, d in [("chars", s["chars"]), *((f"{m} tokens", t) for m, t in s["tokens"].items())]:
+        print(f"  {name} min {d['min']}, median {d['median']:g}, p90 {d['p90']:g}, max {d['max']}")
     print(f"  under 20 % Hangul {s['under_20pct_hangul']} (min {s['hangul_share']['min']:.2f}, "
           f"median {s['hangul_share']['median']:.2f})")
     print(f"  contexts containing a question verbatim {s['with_question_verbatim']}")

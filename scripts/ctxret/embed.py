@@ -1,8 +1,9 @@
 """embed: texts -> vectors through the content-addressed vector store.
 
 Row i of `<variant>-<model>.npy` is chunk i of the variant file. Only texts missing from the
-store are computed, shortest first, and flushed to the store every `flush_every` texts, so a
-killed run resumes where it stopped and a finished text is never embedded again.
+store are computed, shortest first (batches of similar length pad little), and flushed to the
+store every `flush_every` texts, so a killed run resumes where it stopped when rerun with the
+same command, and a finished text is never embedded again.
 """
 from __future__ import annotations
 
@@ -12,13 +13,39 @@ import time
 import numpy as np
 
 from .fileio import canonical_json, read_jsonl, sha256_text, write_json, write_npy
-from .models import Kind, load_encoder, model_identity
+from .models import Encoder, Kind, load_encoder, model_identity
 from .store import VectorStore, content_key, namespace_of
 
 
+class Progress:
+    """One self-overwriting stderr line: texts done, total, texts/s (at most once a second)."""
+
+    def __init__(self, total: int):
+        self.total, self.done = total, 0
+        self.start = self.shown = time.perf_counter()
+
+    def add(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if now - self.shown >= 1 or self.done == self.total:
+            self.shown = now
+            rate = self.done / max(now - self.start, 1e-9)
+            end = "\n" if self.done == self.total else ""
+            print(f"\r  embedded {self.done}/{self.total} ({rate:.1f} texts/s)", end=end,
+                  file=sys.stderr, flush=True)
+
+
+def compute(encoder: Encoder, texts: list[str], kind: Kind, batch_size: int, progress: Progress) -> np.ndarray:
+    rows = []
+    for i in range(0, len(texts), batch_size):
+        rows.append(encoder.encode(texts[i:i + batch_size], kind))
+        progress.add(len(rows[-1]))
+    return np.concatenate(rows)
+
+
 def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, threads: int,
-                flush_every: int, offline: bool) -> tuple[np.ndarray, int]:
-    """(matrix in input order, number of vectors computed now)."""
+                flush_every: int, offline: bool) -> tuple[np.ndarray, int, dict]:
+    """(matrix in input order, number of vectors computed now, the vectors' identity)."""
     ident = dict(model_identity(settings), kind=kind)
     store = VectorStore(store_root, "emb", namespace_of(ident))
     keys = [content_key(model=ident, text=t) for t in texts]
@@ -26,47 +53,44 @@ def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, t
     misses = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kt: len(kt[1]))
     if misses:
         encoder = load_encoder(settings, threads, offline)
-        start = time.perf_counter()
+        progress = Progress(len(misses))
         for i in range(0, len(misses), flush_every):
-            batch = misses[i:i + flush_every]
-            vecs = encoder.encode([t for _, t in batch], kind)
-            store.save([k for k, _ in batch], vecs)
-            found.update(zip((k for k, _ in batch), vecs))
-            done = i + len(batch)
-            rate = done / max(time.perf_counter() - start, 1e-9)
-            print(f"\r  embedded {done}/{len(misses)} ({rate:.1f} texts/s)", end="", file=sys.stderr)
-        print(file=sys.stderr)
+            part = misses[i:i + flush_every]
+            vecs = compute(encoder, [t for _, t in part], kind, int(settings["batch_size"]), progress)
+            store.save([k for k, _ in part], vecs)
+            found.update(zip((k for k, _ in part), vecs))
     if not texts:
-        return np.zeros((0, 0), np.float32), 0
-    return np.stack([found[k] for k in keys]).astype(np.float32), len(misses)
+        return np.zeros((0, 0), np.float32), 0, ident
+    return np.stack([found[k] for k in keys]).astype(np.float32), len(misses), ident
 
 
-def sidecar(settings: dict, ids: list[str], texts: list[str], matrix: np.ndarray) -> dict:
+def sidecar(settings: dict, ident: dict, ids: list[str], texts: list[str], matrix: np.ndarray) -> dict:
     return {"model": settings["model"], "backend": settings["backend"],
             "revision": settings.get("revision") or None, "dims": int(matrix.shape[1]),
-            "count": len(ids), "ids": ids, "texts_sha256": sha256_text(canonical_json(texts))}
+            "count": len(ids), "ids": ids, "texts_sha256": sha256_text(canonical_json(texts)),
+            "identity": ident}
 
 
-def _write(output, settings, ids, texts, matrix) -> None:
+def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list[str]) -> tuple[np.ndarray, int]:
+    matrix, computed, ident = embed_texts(texts, kind, dict(params.model), params.store, threads,
+                                          int(params.flush_every), bool(params.offline))
     write_npy(output.npy, matrix)
-    write_json(output.meta, sidecar(settings, ids, texts, matrix))
+    write_json(output.meta, sidecar(params.model, ident, ids, texts, matrix))
+    return matrix, computed
 
 
 def run_chunks(input, output, params, threads=1, **_) -> None:
     rows = read_jsonl(input.variant)
-    texts = [r["text"] for r in rows]
-    matrix, computed = embed_texts(texts, "passage", dict(params.model), params.store, threads,
-                                   int(params.flush_every), bool(params.offline))
-    _write(output, params.model, [r["chunk_id"] for r in rows], texts, matrix)
+    matrix, computed = _embed(output, params, threads, "passage", [r["chunk_id"] for r in rows],
+                              [r["text"] for r in rows])
     print(f"{params.variant} {params.model_name}: chunks {len(rows)}, computed {computed}, "
-          f"from store {len(rows) - computed}, dims {matrix.shape[1]}")
+          f"from store {len({r['text'] for r in rows}) - computed}, dims {matrix.shape[1]}")
 
 
 def run_questions(input, output, params, threads=1, **_) -> None:
     from .questions import load_question_sets
     questions = load_question_sets(dict(params.sets))
-    texts = [q["question"] for q in questions]
-    matrix, computed = embed_texts(texts, "query", dict(params.model), params.store, threads,
-                                   int(params.flush_every), bool(params.offline))
-    _write(output, params.model, [q["id"] for q in questions], texts, matrix)
-    print(f"questions {params.model_name}: {len(texts)}, computed {computed}")
+    matrix, computed = _embed(output, params, threads, "query", [q["id"] for q in questions],
+                              [q["question"] for q in questions])
+    print(f"questions {params.model_name}: {len(questions)}, computed {computed}, "
+          f"from store {len({q['question'] for q in questions}) - computed}, dims {matrix.shape[1]}")

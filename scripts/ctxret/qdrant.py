@@ -15,7 +15,8 @@ def open_client(path: str | None = None, url: str | None = None,
                 api_key_env: str | None = None) -> Iterator["QdrantClient"]:
     from qdrant_client import QdrantClient
     if url:
-        client = QdrantClient(url=url, api_key=os.environ.get(api_key_env or "") or None, timeout=10)
+        client = QdrantClient(url=url, api_key=os.environ.get(api_key_env or "") or None, timeout=10,
+                              check_compatibility=False)
         try:
             client.get_collections()
         except Exception as e:  # any transport error: the server is not there
@@ -25,11 +26,18 @@ def open_client(path: str | None = None, url: str | None = None,
         finally:
             client.close()
         return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{path}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with path_lock(path):
         client = QdrantClient(path=path)
         try:
             yield client
         finally:
             client.close()
+
+
+@contextlib.contextmanager
+def path_lock(path: str) -> Iterator[None]:
+    """An embedded Qdrant path opens in one client at a time: wait for it, across processes."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

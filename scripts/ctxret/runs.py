@@ -1,7 +1,10 @@
-"""Run files: one line per question `{qid, ids, scores}` plus the TREC run format."""
+"""Run files: one line per question `{qid, ids, scores}` plus the TREC run format; qrels."""
 from __future__ import annotations
 
-from .fileio import read_jsonl, write_jsonl, write_text
+from collections.abc import Container
+
+from .errors import InputError
+from .fileio import iter_jsonl, write_jsonl, write_text
 
 
 def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, list[tuple[str, float]]]) -> None:
@@ -11,5 +14,21 @@ def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, lis
                                   for q, r in results.items() for rank, (c, s) in enumerate(r, 1)))
 
 
-def read_run(path: str) -> dict[str, list[str]]:
-    return {r["qid"]: r["ids"] for r in read_jsonl(path)}
+def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[str]]:
+    """{qid: ranked chunk ids}; with `known`, a chunk id outside it is an error at its line."""
+    out = {}
+    for lineno, r in iter_jsonl(path):
+        ids = r.get("ids")
+        if not isinstance(r.get("qid"), str) or not isinstance(ids, list):
+            raise InputError(f"{path}:{lineno}: expected {{\"qid\": str, \"ids\": [...]}}")
+        if known is not None:
+            unknown = [c for c in ids if c not in known]
+            if unknown:
+                raise InputError(f"{path}:{lineno}: chunk ids not in chunks.jsonl: {unknown[:3]}")
+        out[r["qid"]] = ids
+    return out
+
+
+def qrels_text(gold: dict[str, dict]) -> str:
+    """TREC qrels (`qid 0 chunk_id 1`): every gold chunk of every question."""
+    return "".join(f"{q} 0 {c} 1\n" for q, g in gold.items() for c in g["gold_chunks"])

@@ -1,53 +1,129 @@
-"""score: failure rate@k, recall@k, doc recall, MRR per condition and question group."""
+"""score: failure rate@k, hit/recall/Pass@k, doc recall, MRR per condition and question group.
+
+Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
+row per condition x group x metric) and the TREC qrels beside the runs.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .fileio import read_json, read_jsonl, write_json, write_text
+from .errors import InputError
+from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
 from .outcomes import Condition, group_members, question_outcomes
-from .runs import read_run
+from .runs import qrels_text, read_run
+from .tables import markdown_table
+from .texts import texts
+
+
+def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: bool) -> dict[str, list[str]]:
+    """The configured groups, then (per_set) every question set not already a group of its own."""
+    out = group_members(gold, groups)
+    if per_set:
+        for s in dict.fromkeys(g["set"] for g in gold.values()):
+            members = group_members(gold, {s: [s]})[s]
+            if s not in out and members not in out.values():
+                out[s] = members
+    return {name: qids for name, qids in out.items() if qids}
 
 
 def summarise(outcomes: dict[str, dict], qids: list[str], ks: list[int]) -> dict:
+    """Group means. recall@k is the mean share of gold chunks in the top k; pass@k (the
+    cookbook's Pass@k, defined as that same mean share) is reported beside it; hit@k counts a
+    question as found when any of its gold chunks is in the top k."""
     n = len(qids)
     rows = [outcomes[q] for q in qids]
-    out = {"N": n}
+    out: dict = {"N": n}
     for k in ks:
         fails = sum(1 for r in rows if not r[f"hit@{k}"])
-        out[f"fail@{k}"] = {"n": fails, "rate": fails / n if n else None}
-        out[f"recall@{k}"] = float(np.mean([r[f"recall@{k}"] for r in rows])) if n else None
-    out["doc_recall"] = {"n": sum(1 for r in rows if r["doc_hit"]), "N": n}
-    out["mrr"] = float(np.mean([r["rr"] for r in rows])) if n else None
+        out[f"fail@{k}"] = {"n": fails, "N": n, "rate": fails / n}
+        out[f"hit@{k}"] = 1 - fails / n
+        out[f"recall@{k}"] = float(np.mean([r[f"recall@{k}"] for r in rows]))
+        out[f"pass@{k}"] = out[f"recall@{k}"]
+    docs = sum(1 for r in rows if r["doc_hit"])
+    out["doc_recall"] = {"n": docs, "N": n, "rate": docs / n}
+    out["mrr"] = float(np.mean([r["rr"] for r in rows]))
     return out
 
 
-def table(results: list[dict], ks: list[int], mrr_k: int, doc_k: int) -> str:
-    head = (["condition", "group", "N"] + [f"fail@{k}" for k in ks]
-            + [f"doc recall@{doc_k}", f"MRR@{mrr_k}"])
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+def long_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int) -> list[dict]:
+    """One row per condition x group x metric (the parquet table)."""
+    rows = []
     for r in results:
-        s = r["summary"]
-        cells = [r["condition"], r["group"], str(s["N"])]
-        cells += [f"{s[f'fail@{k}']['n']}/{s['N']} ({s[f'fail@{k}']['rate']:.3f})" for k in ks]
-        cells += [f"{s['doc_recall']['n']}/{s['N']}", f"{s['mrr']:.3f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        s, key = r["summary"], {k: r[k] for k in ("condition", "retriever", "variant", "group")}
+        add = lambda metric, k, n, value: rows.append(  # noqa: E731
+            {**key, "metric": metric, "k": k, "n": n, "N": s["N"], "value": float(value)})
+        for k in ks:
+            f = s[f"fail@{k}"]
+            add("fail", k, f["n"], f["rate"])
+            add("hit", k, s["N"] - f["n"], s[f"hit@{k}"])
+            add("recall", k, None, s[f"recall@{k}"])
+            add("pass", k, None, s[f"pass@{k}"])
+        add("doc_recall", doc_k, s["doc_recall"]["n"], s["doc_recall"]["rate"])
+        add("mrr", mrr_k, None, s["mrr"])
+    return rows
+
+
+def write_parquet(path: str, rows: list[dict]) -> None:
+    import pyarrow as pa  # only the score and report stages need pyarrow
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("condition", pa.string()), ("retriever", pa.string()), ("variant", pa.string()),
+                        ("group", pa.string()), ("metric", pa.string()), ("k", pa.int32()),
+                        ("n", pa.int32()), ("N", pa.int32()), ("value", pa.float64())])
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+
+
+def _count(c: dict) -> str:
+    return f"{c['n']}/{c['N']} ({c['rate']:.3f})"
+
+
+def headline_rows(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int,
+                  doc_k: int, t: dict) -> tuple[list[str], list[list[str]]]:
+    """One line per condition: fail@k per group, then doc recall and MRR on the main group."""
+    by = {(r["condition"], r["group"]): r["summary"] for r in results}
+    head = [t["condition"], *(f"{g} fail@{k}" for g in groups for k in ks),
+            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})"]
+    rows = [[c, *(_count(by[c, g][f"fail@{k}"]) for g in groups for k in ks),
+             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}"]
+            for c in dict.fromkeys(r["condition"] for r in results)]
+    return head, rows
+
+
+def detail_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int,
+                t: dict) -> tuple[list[str], list[list[str]]]:
+    head = [t["condition"], t["group"], "N", *(f"fail@{k}" for k in ks),
+            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}"]
+    rows = [[r["condition"], r["group"], str(r["summary"]["N"]),
+             *(_count(r["summary"][f"fail@{k}"]) for k in ks),
+             *(f"{r['summary'][f'recall@{k}']:.3f}" for k in ks),
+             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}"] for r in results]
+    return head, rows
 
 
 def run(input, output, params, **_) -> None:
     gold = read_json(input.gold)["questions"]
     slug_of = {c["chunk_id"]: c["slug"] for c in read_jsonl(input.chunks)}
     ks, mrr_k, doc_k = list(params.ks), int(params.mrr_k), int(params.doc_k)
-    groups = group_members(gold, dict(params.groups))
+    t = texts(params.language)
+    configured = dict(params.groups)
+    groups = score_groups(gold, configured, bool(params.per_set))
+    headline = [g for g in configured if g in groups]
+    main = params.main_group or headline[0]
+    if main not in groups:
+        raise InputError(f"config score.main_group: {main!r} is not a group with questions ({list(groups)})")
     results = []
-    for (retriever, variant), path in zip(params.conditions, input.runs):
+    for (retriever, variant), path in zip(params.conditions, input.runs, strict=True):
         cond = Condition(retriever, variant)
-        outcomes = question_outcomes(read_run(path), gold, slug_of, ks, mrr_k, doc_k)
+        outcomes = question_outcomes(read_run(path, slug_of), gold, slug_of, ks, mrr_k, doc_k)
         for group, qids in groups.items():
-            if qids:
-                results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
-                                "group": group, "summary": summarise(outcomes, qids, ks)})
-    md = table(results, ks, mrr_k, doc_k)
-    write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "results": results})
-    write_text(output.md, "# Score\n\nfail@k: the gold chunk is not in the top k.\n\n" + md + "\n")
+            results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
+                            "group": group, "summary": summarise(outcomes, qids, ks)})
+    md = markdown_table(*headline_rows(results, headline, main, ks, mrr_k, doc_k, t))
+    write_text(output.qrels, qrels_text(gold))
+    write_parquet(output.parquet, long_rows(results, ks, mrr_k, doc_k))
+    write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "main_group": main,
+                             "headline_groups": headline, "groups": groups, "results": results})
+    write_text(output.md, f"# {t['score_title']}\n\n{t['score_note']}\n\n{md}\n\n"
+               f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, ks, mrr_k, doc_k, t))}\n")
     print(md)

@@ -1,7 +1,10 @@
-"""search: exact top-k per question from a variant's collection; fuse: hybrid runs.
+"""search: exact top-k per question; fuse: hybrid runs.
 
-Ties are broken by (score desc, chunk id); the engine is asked for more than k until the
-k-th score is strictly above the last one fetched, so no tie is cut arbitrarily.
+Dense runs come from the variant's Qdrant collection; BM25 runs from the BM25 weight matrix the
+index step stored (the same scores as bm25s and as Qdrant's `bm25` sparse vectors, without
+Qdrant's slow local sparse search). Ties are broken by (score desc, chunk id); Qdrant is asked
+for more than k until the k-th score is strictly above the last one fetched, so no tie is cut
+arbitrarily.
 """
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import json
 
 import numpy as np
 
-from .bm25 import KiwiTokenizer, query_vector
+from .bm25 import KiwiTokenizer, query_vector, top_k
 from .fileio import read_json
 from .fusion import rrf
 from .qdrant import open_client
@@ -55,27 +58,20 @@ def run_dense(input, output, params, **_) -> None:
 
 
 def run_bm25(input, output, params, **_) -> None:
-    from qdrant_client import models
+    import scipy.sparse as sp
     index = read_json(input.vocab)
-    tok = index["tokenizer"]
-    tokenizer = KiwiTokenizer(tok["pos"], tok["lowercase"])
+    matrix = sp.load_npz(input.matrix).tocsc()
+    tokenizer = KiwiTokenizer(index["tokenizer"]["pos"], index["tokenizer"]["lowercase"])
     questions = load_question_sets(dict(params.sets))
-    token_lists = tokenizer.many([q["question"] for q in questions])
-    collection = read_json(input.manifest)["collection"]
     results, empty = {}, []
-    with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
-                     api_key_env=params.api_key_env) as client:
-        for q, tokens in zip(questions, token_lists):
-            ids, vals = query_vector(tokens, index["vocab"])
-            if not ids:
-                empty.append(q["id"])
-                results[q["id"]] = []
-                continue
-            sparse = models.SparseVector(indices=ids, values=vals)
-            results[q["id"]] = exact_top_k(_fetcher(client, collection, "bm25", sparse, bool(params.qdrant_url)), int(params.k))
+    for q, tokens in zip(questions, tokenizer.many([q["question"] for q in questions])):
+        ids, counts = query_vector(tokens, index["vocab"])
+        results[q["id"]] = top_k(matrix, ids, counts, index["chunk_ids"], int(params.k))
+        if not results[q["id"]]:
+            empty.append(q["id"])
     write_run(output.run, output.trec, params.name, results)
     print(f"{params.name}: {len(results)} questions, top {params.k}; "
-          f"queries with no known term (empty result) {len(empty)} {empty}")
+          f"queries with an empty result (no known term) {len(empty)} {empty}")
 
 
 def run_fuse(input, output, params, **_) -> None:
@@ -86,4 +82,4 @@ def run_fuse(input, output, params, **_) -> None:
                         weights=weights, depth=int(f["depth"]))[:int(params.k)]
                for qid in dense}
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: RRF {json.dumps(f, ensure_ascii=False)}, {len(results)} questions")
+    print(f"{params.name}: preset {params.preset} {json.dumps(f, ensure_ascii=False)}, {len(results)} questions")

@@ -1,9 +1,10 @@
 """Paired statistics over per-question outcomes: pure functions over arrays."""
 from __future__ import annotations
 
-from math import comb
+from math import comb, sqrt
 
 import numpy as np
+from scipy.stats import binom, norm
 
 
 def sign_test(only_a: int, only_b: int) -> float:
@@ -35,3 +36,93 @@ def cluster_bootstrap_diff(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.
     alpha = (1 - level) / 2
     lo, hi = np.quantile(stats, [alpha, 1 - alpha])
     return float(lo), float(hi)
+
+
+def holm(pvalues) -> list[float]:
+    """Holm step-down adjusted p values, in the input order: the i-th smallest of m is
+    multiplied by m - i (i from 0), then made non-decreasing and capped at 1."""
+    p = np.asarray(pvalues, float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(scaled) if m else scaled
+    return [float(x) for x in adjusted]
+
+
+def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of the proportion k/n (no continuity correction)."""
+    if n == 0:
+        return 0.0, 1.0
+    z = float(norm.ppf(1 - (1 - level) / 2))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# Power of the paired comparison. The test is the exact two-sided sign test on the discordant
+# questions (McNemar's exact test). With N questions, discordance rate psi (share of questions
+# on which A and B disagree) and failure-rate difference delta = fail_B - fail_A (|delta| <= psi),
+# the number of discordant questions is M ~ Binomial(N, psi) and, given M = m, the number won by
+# one side is Binomial(m, pi) with pi = (1 + |delta| / psi) / 2. The power is the exact
+# unconditional probability of p <= alpha: sum over m of P(M = m) * P(reject | m, pi), where
+# the rejection region for m is {x <= c_m} u {x >= m - c_m}, c_m the largest x with
+# 2 * P(Binomial(m, 1/2) <= x) <= alpha. Both the minimum detectable difference (bisection on
+# delta in (0, psi]) and the questions needed (doubling, then bisection on N) plug the observed
+# discordance rate in for psi; the power grows with N and with |delta|.
+
+def sign_test_critical(m, alpha: float = 0.05) -> np.ndarray:
+    """c_m per m: the largest x whose sign test rejects at alpha (x <= c or x >= m - c); -1: none."""
+    m = np.atleast_1d(np.asarray(m, int))
+    c = binom.ppf(alpha / 2, m, 0.5).astype(int)        # smallest x with P(X <= x) >= alpha/2
+    c = np.where(2 * binom.cdf(c, m, 0.5) <= alpha * (1 + 1e-12), c, c - 1)
+    return np.where(m > 0, c, -1)
+
+
+def sign_test_power(m, pi: float, alpha: float = 0.05) -> np.ndarray:
+    """P(the sign test on m discordant questions rejects at alpha | each goes one way with pi)."""
+    m = np.atleast_1d(np.asarray(m, int))
+    c = sign_test_critical(m, alpha)
+    power = binom.cdf(c, m, pi) + binom.sf(m - c - 1, m, pi)
+    return np.where(c >= 0, power, 0.0)
+
+
+def paired_power(n: int, discordance: float, diff: float, alpha: float = 0.05) -> float:
+    """Exact unconditional power of the sign test with n questions (see the comment above)."""
+    diff = abs(diff)
+    if n <= 0 or discordance <= 0 or diff > discordance + 1e-12:
+        return 0.0
+    psi, pi = min(discordance, 1.0), min(1.0, (1 + diff / discordance) / 2)
+    # m outside these quantiles carries less than 1e-15 of the probability
+    m = np.arange(int(binom.ppf(1e-16, n, psi)), int(binom.isf(1e-16, n, psi)) + 1)
+    return float(np.sum(binom.pmf(m, n, psi) * sign_test_power(m, pi, alpha)))
+
+
+def min_detectable_diff(n: int, discordance: float, alpha: float = 0.05, power: float = 0.8,
+                        tol: float = 1e-6) -> float | None:
+    """The smallest |fail_B - fail_A| detected with `power`; None if even |delta| = psi is not."""
+    if paired_power(n, discordance, discordance, alpha) < power:
+        return None
+    lo, hi = 0.0, discordance
+    while hi - lo > tol:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if paired_power(n, discordance, mid, alpha) >= power else (mid, hi)
+    return hi
+
+
+def questions_needed(discordance: float, diff: float, alpha: float = 0.05, power: float = 0.8,
+                     max_n: int = 100_000) -> int | None:
+    """The smallest N whose power for `diff` reaches `power`; None if no difference or > max_n."""
+    diff = abs(diff)
+    if diff == 0 or discordance <= 0 or diff > discordance + 1e-12:
+        return None
+    lo, hi = 0, 1                                        # power(lo) < target <= power(hi)
+    while paired_power(hi, discordance, diff, alpha) < power:
+        if hi >= max_n:
+            return None
+        lo, hi = hi, min(2 * hi, max_n)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if paired_power(mid, discordance, diff, alpha) >= power else (mid, hi)
+    return hi

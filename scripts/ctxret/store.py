@@ -72,6 +72,25 @@ class VectorStore:
                 np.savez(f, keys=np.array(keys), vectors=np.asarray(vectors, dtype=np.float32))
 
 
+class JsonPackStore:
+    """Small JSON values (token lists) packed like vectors: `<root>/<kind>/<namespace>/<pack>.json`."""
+
+    def __init__(self, root: str | os.PathLike, kind: str, namespace: str):
+        self.dir = Path(root) / kind / namespace
+
+    def load(self, wanted: Iterable[str]) -> dict[str, Any]:
+        wanted = set(wanted)
+        found: dict[str, Any] = {}
+        if self.dir.exists() and wanted:
+            for pack in sorted(self.dir.glob("*.json")):
+                found.update((k, v) for k, v in read_json(pack).items() if k in wanted and k not in found)
+        return found
+
+    def save(self, values: dict[str, Any]) -> None:
+        if values:
+            write_json(self.dir / f"{secrets.token_hex(8)}.json", values)
+
+
 def namespace_of(settings: dict) -> str:
     """A short directory name for one model configuration (the full key covers it too)."""
     return content_key(**settings)[:16]

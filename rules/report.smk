@@ -1,0 +1,48 @@
+# The reader's view: plots and one summary page, collected by `snakemake --report results/report.html`.
+
+report: "../report/workflow.rst"
+
+
+# Optional input of the summary page: the token/truncation table. The rule that writes it
+# registers its file from its own .smk, whichever file is included first:
+#     REPORT_TOKENS = globals().get("REPORT_TOKENS", [])
+#     REPORT_TOKENS.append(f"{R}/tokens.json")
+# The list is read when the DAG is built; the page shows the table when the file is an input
+# and says that it is absent otherwise.
+REPORT_TOKENS = globals().get("REPORT_TOKENS", [])
+
+
+rule plots:
+    input:
+        score=f"{R}/score.json",
+        pairs=f"{R}/pairs.json",
+    output:
+        failure=report(f"{R}/report/failure.png", caption="../report/failure.rst", category="2 Score"),
+        pairs=report(f"{R}/report/pairs.png", caption="../report/pairs.rst", category="3 Pairs"),
+    log:
+        f"{R}/logs/plots.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../scripts/report_plots.py"
+
+
+rule summary:
+    input:
+        score=f"{R}/score.json",
+        pairs=f"{R}/pairs.json",
+        failure=f"{R}/report/failure.png",
+        pairs_plot=f"{R}/report/pairs.png",
+        ledgers=[f"{R}/ctx/{v}/stats.json" for v in CONTEXT_VARIANTS],
+        tokens=lambda wc: REPORT_TOKENS,
+    output:
+        html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),
+    log:
+        f"{R}/logs/summary.log",
+    params:
+        ledger_variants=list(CONTEXT_VARIANTS),
+        language=config["report"]["language"],
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../scripts/report_summary.py"

@@ -1,0 +1,94 @@
+"""plots: failure rate per condition (Wilson 95 % intervals) and paired differences (bootstrap 95 %)."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .fileio import atomic_path, read_json  # noqa: E402
+from .stats import wilson_interval  # noqa: E402
+
+COLORS = {"bm25": "#8c6d31", "dense": "#1f77b4", "hybrid": "#2ca02c", "reranked": "#9467bd"}
+
+
+def failure_points(score: dict, group: str, k: int) -> list[dict]:
+    """Per condition of `group`: failure rate@k and its Wilson 95 % interval."""
+    out = []
+    for r in score["results"]:
+        if r["group"] == group:
+            f = r["summary"][f"fail@{k}"]
+            lo, hi = wilson_interval(f["n"], f["N"])
+            out.append({"condition": r["condition"], "retriever": r["retriever"], "n": f["n"],
+                        "N": f["N"], "rate": f["rate"], "lo": lo, "hi": hi})
+    return out
+
+
+def diff_points(pairs: dict) -> list[dict]:
+    """The primaries, then the secondaries on the primaries' group and k: B - A with its interval."""
+    primary = [c for c in pairs["comparisons"] if c["role"] == "primary"]
+    focus = {(c["group"], c["k"]) for c in primary}
+    secondary = [c for c in pairs["comparisons"] if c["role"] == "secondary" and (c["group"], c["k"]) in focus]
+    return [{"label": f"{c['a']} -> {c['b']} ({c['group']} @{c['k']})", "diff": c["diff"],
+             "lo": c["ci"][0], "hi": c["ci"][1], "primary": c["role"] == "primary"}
+            for c in primary + secondary]
+
+
+def _color(retriever: str, names: set[str]) -> str:
+    """BM25, reranked (r-<base>), hybrid (h<model>[.preset] with <model> a retriever here) or dense."""
+    if retriever.startswith("r-"):
+        return COLORS["reranked"]
+    if retriever == "bm25":
+        return COLORS["bm25"]
+    return COLORS["hybrid" if retriever.startswith("h") and retriever[1:].split(".")[0] in names else "dense"]
+
+
+def _save(fig, path: str) -> None:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_failures(panels: dict[str, list[dict]], path: str) -> None:
+    """One panel per title: a dot per condition with its interval (retriever colours)."""
+    rows = max(len(p) for p in panels.values())
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 0.8 + 0.32 * rows), sharey=True,
+                             squeeze=False)
+    for ax, (title, points) in zip(axes[0], panels.items()):
+        ys = list(range(len(points)))[::-1]
+        names = {p["retriever"] for p in points}
+        for y, p in zip(ys, points):
+            c = _color(p["retriever"], names)
+            ax.errorbar(p["rate"], y, xerr=[[p["rate"] - p["lo"]], [p["hi"] - p["rate"]]], fmt="o", color=c,
+                        capsize=3)
+            ax.annotate(f"{p['n']}/{p['N']}", (p["hi"], y), xytext=(4, -3), textcoords="offset points", fontsize=7)
+        ax.set_yticks(ys, [p["condition"] for p in points])
+        ax.set_xlim(0, min(1.0, max(p["hi"] for p in points) + 0.1))
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
+
+
+def plot_diffs(points: list[dict], path: str) -> None:
+    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.3 * max(1, len(points))))
+    ys = list(range(len(points)))[::-1]
+    for y, p in zip(ys, points):
+        c = "#d62728" if p["primary"] else "#7f7f7f"
+        ax.errorbar(p["diff"], y, xerr=[[p["diff"] - p["lo"]], [p["hi"] - p["diff"]]], fmt="o", color=c, capsize=3)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(ys, [p["label"] for p in points], fontsize=8)
+    ax.set_xlabel("failure rate B - A (below 0: B fails less); red: primary, grey: secondary", fontsize=8)
+    ax.set_title("Paired differences with 95 % cluster-bootstrap intervals", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
+
+
+def run(input, output, params, **_) -> None:
+    score, pairs = read_json(input.score), read_json(input.pairs)
+    group = score["main_group"]
+    panels = {f"failure rate@{k}, {group} (95 % Wilson)": failure_points(score, group, k) for k in score["ks"]}
+    plot_failures(panels, output.failure)
+    points = diff_points(pairs)
+    plot_diffs(points, output.pairs)
+    print(f"{output.failure}: {len(panels)} panels x {len(next(iter(panels.values())))} conditions")
+    print(f"{output.pairs}: {len(points)} comparisons")

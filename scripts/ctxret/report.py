@@ -1,0 +1,96 @@
+"""report: one self-contained HTML page (the rule, verdicts, plots, score, flips, ledger, tokens).
+
+The page is registered with Snakemake's `report()`, so `snakemake --report results/report.html`
+carries it, with the plots, into one offline file.
+"""
+from __future__ import annotations
+
+import base64
+from html import escape
+from pathlib import Path
+
+from .fileio import read_json, write_text
+from .pairs import file_rows, flip_rows, primary_texts, primary_title, rule_texts, secondary_rows
+from .score import detail_rows, headline_rows
+from .tables import html_table
+from .texts import texts
+
+STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.45}
+table{border-collapse:collapse;margin:.5em 0 1em;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#f3f3f3}.verdict{font-weight:bold}img{max-width:100%}"""
+
+
+def img(path: str) -> str:
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return f'<img alt="{escape(Path(path).name)}" src="data:image/png;base64,{data}">'
+
+
+def _value(v) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_value(x)}" for k, x in v.items()) or "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "-" if v is None else str(v)
+
+
+def ledger_rows(ledgers: dict[str, dict]) -> tuple[list[str], list[list[str]]]:
+    """One row per ledger field, one column per context variant."""
+    keys = list(dict.fromkeys(k for s in ledgers.values() for k in s))
+    return [""] + list(ledgers), [[k, *(_value(s.get(k)) for s in ledgers.values())] for k in keys]
+
+
+def token_rows(tokens: dict) -> tuple[list[str], list[list[str]]]:
+    """results/tokens.json: {variant: {model: {mean, max, over_limit, limit, count, ...}}}."""
+    head = ["variant", "model", "mean", "max", "over limit", "limit", "texts", "long texts"]
+    rows = [[v, m, _value(s.get("mean")), _value(s.get("max")), _value(s.get("over_limit")),
+             _value(s.get("limit")), _value(s.get("count")), _value(s.get("long_texts"))]
+            for v, models in tokens.items() for m, s in models.items()]
+    return head, rows
+
+
+def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict | None,
+         language: str) -> str:
+    t = texts(language)
+    primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
+    secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
+    r = rule_texts(pairs["rule"], len(secondaries), t)
+    h = [f"<h1>{escape(t['report_title'])}</h1>", f"<h2>{escape(t['rule_title'])}</h2>",
+         f"<p>{escape(t['primary_list'])}:</p><ol>" + "".join(f"<li>{escape(x)}</li>" for x in r["primary"]) + "</ol>"]
+    if r["fallback"]:
+        h.append(f"<p><strong>{escape(r['fallback'])}</strong></p>")
+    h += [f"<p>{escape(r['rule'])}</p>", f"<p>{escape(r['secondary'])}</p>",
+          f"<h2>{escape(t['files_title'])}</h2>", f"<p>{escape(t['files_note'])}</p>",
+          html_table(*file_rows(pairs["question_files"], t)),
+          f"<h2>{escape(t['verdicts_title'])}</h2>"]
+    for i, c in enumerate(primaries, 1):
+        h += [f"<h3>{escape(primary_title(i, c, t))}</h3>",
+              f'<p class="verdict">{escape(t["verdict"])}: {escape(t[c["verdict"]])}</p>',
+              "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in primary_texts(c, t, verdict_line=False)) + "</ul>"]
+    h += [f"<h2>{escape(t['plots_title'])}</h2>", *(f"<p>{img(p)}</p>" for p in plots),
+          f"<h2>{escape(t['score_title'])}</h2>", f"<p>{escape(t['score_note'])}</p>",
+          html_table(*headline_rows(score["results"], score["headline_groups"], score["main_group"],
+                                    score["ks"], score["mrr_k"], score["doc_k"], t))]
+    for i, c in enumerate(primaries, 1):
+        h.append(f"<h2>{escape(t['flips'].format(n=len(c['flipped'])))}: {escape(c['a'])} vs {escape(c['b'])}</h2>")
+        h.append(html_table(*flip_rows(c, t)) if c["flipped"] else f"<p>{escape(t['no_flips'])}</p>")
+    if secondaries:
+        h += [f"<h2>{escape(t['secondary_title'])}</h2>", f"<p>{escape(t['none_promoted'])}</p>",
+              html_table(*secondary_rows(secondaries, t))]
+    h += [f"<h2>{escape(t['ledger_title'])}</h2>", html_table(*ledger_rows(ledgers)) if ledgers else "<p>-</p>",
+          f"<h2>{escape(t['tokens_title'])}</h2>",
+          html_table(*token_rows(tokens)) if tokens is not None else f"<p>{escape(t['no_tokens'])}</p>",
+          f"<h2>{escape(t['score_detail'])}</h2>",
+          html_table(*detail_rows(score["results"], score["ks"], score["mrr_k"], score["doc_k"], t))]
+    return (f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
+            f"<title>{escape(t['report_title'])}</title><style>{STYLE}</style></head><body>\n"
+            + "\n".join(h) + "\n</body></html>\n")
+
+
+def run(input, output, params, **_) -> None:
+    ledgers = {v: read_json(p) for v, p in zip(params.ledger_variants, input.ledgers, strict=True)}
+    tokens = read_json(input.tokens[0]) if len(input.tokens) else None
+    html = page(read_json(input.score), read_json(input.pairs), [input.failure, input.pairs_plot],
+                ledgers, tokens, params.language)
+    write_text(output.html, html)
+    print(f"{output.html}: {len(html):,} characters; ledgers {list(ledgers)}; "
+          f"tokens {'included' if tokens is not None else 'absent'}")

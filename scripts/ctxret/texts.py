@@ -1,0 +1,126 @@
+"""The words of the reports, in each report language (config `report.language`)."""
+from __future__ import annotations
+
+from .errors import InputError
+
+LANGUAGES = ("ko", "en")
+
+TEXTS = {
+    "en": {
+        "holds": "holds",
+        "undecided": "cannot be distinguished with this many questions",
+        "reversed": "came out the other way",
+        "score_title": "Score",
+        "score_note": "fail@k: the gold chunk is not in the top k. hit@k = 1 - fail@k (any gold chunk); "
+                      "recall@k: the mean share of a question's gold chunks in the top k (the cookbook's "
+                      "Pass@k is the same mean share, reported under both names); doc recall@k: any "
+                      "chunk of the gold document in the top k.",
+        "score_detail": "Every group and question set",
+        "condition": "condition", "group": "group",
+        "pairs_title": "Paired comparisons",
+        "rule_title": "Decision rule (declared in the configuration before the run)",
+        "primary_list": "Primary comparisons",
+        "fallback": "A1 (the LLM context) is absent: no LLM backend is configured "
+                    "(contexts.llm.backend), so the primary comparisons use {fallback} in place of A1.",
+        "rule_text": "Difference = failure rate of B - failure rate of A. If the 95 % bootstrap interval of "
+                     "the difference ({resamples:,} resamples, seed {seed}, resampling clusters: questions "
+                     "whose ids share the part matching `{cluster_key}`) excludes 0 on B's side, the comparison "
+                     "\"{holds}\"; if it contains 0, it \"{undecided}\"; if it excludes 0 on the other "
+                     "side, it \"{reversed}\".",
+        "secondary_rule": "Every other comparison is secondary: one family of {n} comparisons with "
+                          "Holm-adjusted sign-test p values. None of them is promoted to a conclusion.",
+        "files_title": "Question files",
+        "files_note": "sha256 as qcheck hashed the files (gold.json). qcheck does not record when it "
+                      "hashed them; the time shown is each file's modification time (UTC), read when "
+                      "this report was written. \"now\": the file still has that hash.",
+        "set": "set", "file": "file", "modified": "modified (mtime)", "now": "now",
+        "same": "same", "changed": "CHANGED since qcheck",
+        "primary": "Primary comparison {i}",
+        "questions_n": "{n} questions", "fail_rate_at": "failure rate@{k}",
+        "failures": "failures: {a} {fa}/{n}, {b} {fb}/{n}; difference (B - A) {diff:+.3f}",
+        "counts": "both hit {both_hit}, both missed {both_missed}, only {a} {only_a}, only {b} {only_b}",
+        "sign": "exact two-sided sign test on {d} discordant questions: p = {p:.3f}",
+        "interval": "95 % bootstrap interval of the difference ({clusters} clusters, {resamples:,} "
+                    "resamples, seed {seed}): [{lo:+.3f}, {hi:+.3f}]",
+        "verdict": "verdict",
+        "power_title": "power (exact sign test, alpha {alpha}, power {power:.0%}, observed discordance "
+                       "{psi:.3f} = {d}/{n})",
+        "mdd": "smallest difference detectable with {n} questions: {mdd}",
+        "mdd_none": "none (with this discordance no difference reaches the power)",
+        "needed": "questions needed to detect the observed difference {diff:.3f}: {needed}",
+        "needed_none": "not defined (no difference observed)",
+        "needed_over": "more than {max_n:,}",
+        "flips": "Questions that flipped ({n})",
+        "no_flips": "No question flipped.",
+        "qid": "id", "question": "question", "gold_chunk": "gold chunk", "rank": "rank",
+        "not_found": "not in top {depth}",
+        "secondary_title": "Secondary comparisons (one family, Holm-adjusted; no conclusions)",
+        "none_promoted": "None of these comparisons is promoted to a conclusion; they show where to look.",
+        "diff": "difference", "interval_short": "95 % interval", "holm": "Holm p",
+        "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
+        "no_tokens": "No token table (results/tokens.json is not an input of this report).",
+        "plots_title": "Failure rates", "report_title": "Contextual Retrieval on Korean documents",
+        "verdicts_title": "Verdicts of the primary comparisons",
+    },
+    "ko": {
+        "holds": "성립",
+        "undecided": "이 질문 수로는 구분할 수 없다",
+        "reversed": "반대로 나왔다",
+        "score_title": "점수",
+        "score_note": "fail@k: 정답 청크가 상위 k개에 없음. hit@k = 1 - fail@k (정답 청크 중 하나라도); "
+                      "recall@k: 질문의 정답 청크 중 상위 k개에 든 비율의 평균 (cookbook의 Pass@k도 같은 "
+                      "평균 비율이며 두 이름으로 모두 싣는다); doc recall@k: 정답 문서의 청크가 상위 k개에 "
+                      "하나라도 있음.",
+        "score_detail": "모든 그룹과 질문 세트",
+        "condition": "조건", "group": "그룹",
+        "pairs_title": "짝 비교",
+        "rule_title": "판정 규칙 (실행 전에 설정 파일에 선언)",
+        "primary_list": "주 비교",
+        "fallback": "A1(LLM 문맥)이 없다: LLM 백엔드가 설정되지 않아(contexts.llm.backend) 주 비교는 "
+                    "A1 대신 {fallback}을 쓴다.",
+        "rule_text": "차이 = B의 실패율 - A의 실패율. 차이의 95 % 부트스트랩 구간(재표본 {resamples:,}회, "
+                     "seed {seed}, 질문 id에서 `{cluster_key}`에 맞는 부분이 같은 질문을 한 클러스터로 묶어 재표본)이 B 쪽에서 0을 "
+                     "배제하면 \"{holds}\", 0을 포함하면 \"{undecided}\", 반대쪽에서 0을 배제하면 "
+                     "\"{reversed}\".",
+        "secondary_rule": "그 밖의 비교는 모두 이차 비교다: {n}개 비교를 한 가족으로 보고 부호 검정 p값을 "
+                          "Holm 방식으로 보정한다. 어느 것도 결론으로 승격하지 않는다.",
+        "files_title": "질문 파일",
+        "files_note": "sha256은 qcheck가 계산한 값(gold.json)이다. qcheck는 해시를 계산한 시각을 남기지 "
+                      "않으므로, 이 보고서를 쓸 때 읽은 각 파일의 수정 시각(mtime, UTC)을 대신 적는다. "
+                      "\"지금\": 파일이 아직 그 해시인지.",
+        "set": "세트", "file": "파일", "modified": "수정 시각 (mtime)", "now": "지금",
+        "same": "같음", "changed": "qcheck 이후 바뀜",
+        "primary": "주 비교 {i}",
+        "questions_n": "{n}문항", "fail_rate_at": "실패율@{k}",
+        "failures": "실패: {a} {fa}/{n}, {b} {fb}/{n}; 차이 (B - A) {diff:+.3f}",
+        "counts": "둘 다 적중 {both_hit}, 둘 다 실패 {both_missed}, {a}만 적중 {only_a}, {b}만 적중 {only_b}",
+        "sign": "불일치 {d}문항에 대한 정확한 양측 부호 검정: p = {p:.3f}",
+        "interval": "차이의 95 % 부트스트랩 구간 (클러스터 {clusters}개, 재표본 {resamples:,}회, "
+                    "seed {seed}): [{lo:+.3f}, {hi:+.3f}]",
+        "verdict": "판정",
+        "power_title": "검정력 (정확한 부호 검정, 유의수준 {alpha}, 검정력 {power:.0%}, 관측 불일치율 "
+                       "{psi:.3f} = {d}/{n})",
+        "mdd": "{n}문항으로 검출할 수 있는 최소 차이: {mdd}",
+        "mdd_none": "없음 (이 불일치율로는 어떤 차이도 그 검정력에 이르지 못한다)",
+        "needed": "관측된 차이({diff:.3f})를 검출하는 데 필요한 질문 수: {needed}",
+        "needed_none": "정의되지 않음 (관측된 차이가 없다)",
+        "needed_over": "{max_n:,}개 초과",
+        "flips": "결과가 뒤바뀐 질문 ({n})",
+        "no_flips": "결과가 뒤바뀐 질문이 없다.",
+        "qid": "id", "question": "질문", "gold_chunk": "정답 청크", "rank": "순위",
+        "not_found": "상위 {depth} 밖",
+        "secondary_title": "이차 비교 (한 가족, Holm 보정; 결론 아님)",
+        "none_promoted": "이 비교들은 어느 것도 결론으로 승격하지 않는다; 어디를 볼지 알려 줄 뿐이다.",
+        "diff": "차이", "interval_short": "95 % 구간", "holm": "Holm p",
+        "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
+        "no_tokens": "토큰 표 없음 (results/tokens.json이 이 보고서의 입력이 아니다).",
+        "plots_title": "실패율", "report_title": "한국어 문서에서의 Contextual Retrieval",
+        "verdicts_title": "주 비교의 판정",
+    },
+}
+
+
+def texts(language: str) -> dict[str, str]:
+    if language not in TEXTS:
+        raise InputError(f"config report.language: {language!r} is not one of {list(LANGUAGES)}")
+    return TEXTS[language]

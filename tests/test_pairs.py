@@ -1,0 +1,120 @@
+"""pairs: the declared rule, the fallback, the verdicts, the secondary family and the flip lists."""
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ctxret import pairs
+from ctxret.errors import InputError
+from ctxret.stats import holm, sign_test
+from ctxret.texts import TEXTS
+from test_score import ALL, GROUPS, SETS, random_ranks, synthetic
+
+PRIMARY = [{"a": "{dense}:T1", "b": "{dense}:A1", "group": "HP", "k": 5},
+           {"a": "h{dense}:T1", "b": "h{dense}:A1", "group": "HP", "k": 5}]
+HP = SETS["H"] + SETS["P"]
+
+
+def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000):
+    conds = [f"{r}:{v}" for r, v in data.conditions]
+    comparisons = [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
+                   if f"{r}:{a}" in conds and f"{r}:{b}" in conds]
+    out = data.tmp / "out"
+    output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
+    params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=primary, dense="e5",
+                             fallback_variant="X1", alpha=0.05, power=0.8, sets=data.sets, groups=GROUPS,
+                             ks=[5, 20], cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
+    pairs.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs,
+                                    questions=list(data.sets.values())), output=output, params=params)
+    return json.loads(Path(output.json).read_text()), Path(output.md).read_text()
+
+
+def test_verdict_follows_the_interval():
+    assert pairs.verdict(-0.2, -0.01) == "holds"
+    assert pairs.verdict(-0.2, 0.0) == "undecided"
+    assert pairs.verdict(0.01, 0.3) == "reversed"
+
+
+def test_primaries_fall_back_to_x1_only_when_a1_is_absent():
+    without = ["e5:T1", "e5:X1", "he5:T1", "he5:X1", "bm25:T1"]
+    resolved, used = pairs.resolve_primary(PRIMARY, without, "e5", "X1", ["HP", "G"])
+    assert used and [(p["a"], p["b"]) for p in resolved] == [("e5:T1", "e5:X1"), ("he5:T1", "he5:X1")]
+    resolved, used = pairs.resolve_primary(PRIMARY, without + ["e5:A1", "he5:A1"], "e5", "X1", ["HP"])
+    assert not used and [(p["a"], p["b"]) for p in resolved] == [("e5:T1", "e5:A1"), ("he5:T1", "he5:A1")]
+    with pytest.raises(InputError, match=r"config pairs.primary\[0\]: 'e5:T2' is not a condition"):
+        pairs.resolve_primary([{"a": "e5:T2", "b": "e5:A1", "group": "HP", "k": 5}], without, "e5", "X1", ["HP"])
+    with pytest.raises(InputError, match=r"config pairs.primary\[1\]: group 'XX'"):
+        pairs.resolve_primary([PRIMARY[0], {**PRIMARY[1], "group": "XX"}], without, "e5", "X1", ["HP"])
+
+
+def test_a_clear_improvement_holds_and_the_report_shows_the_rule_first(tmp_path):
+    # T1 misses 16 of the 20 H+P questions at 5 (rank 8), X1 finds every one at rank 1
+    t1 = {q: (8 if i < 16 else 2) for i, q in enumerate(HP)} | {q: 1 for q in SETS["G"]}
+    x1 = {q: 1 for q in ALL}
+    data = synthetic(tmp_path, {"e5:T1": t1, "e5:X1": x1, "he5:T1": t1, "he5:X1": t1,
+                                "bm25:T1": x1, "bm25:X1": t1})
+    result, md = run_pairs(data)
+    first, second = [c for c in result["comparisons"] if c["role"] == "primary"]
+    assert (first["a"], first["b"], first["verdict"]) == ("e5:T1", "e5:X1", "holds")
+    assert (first["only_a"], first["only_b"], first["both_hit"], first["both_missed"]) == (0, 16, 4, 0)
+    assert first["diff"] == pytest.approx(-16 / 20) and first["sign_p"] == sign_test(0, 16)
+    assert second["verdict"] == "undecided" and second["ci"] == [0.0, 0.0]        # identical runs
+    # the flip list: question text, gold chunk, ranks before and after
+    gold = json.loads(Path(data.gold).read_text())["questions"]
+    assert [f["qid"] for f in first["flipped"]] == HP[:16]
+    f = first["flipped"][0]
+    assert (f["question"], f["gold_chunks"], f["rank_a"], f["rank_b"]) == (gold["h01"]["question"],
+                                                                           gold["h01"]["gold_chunks"], 8, 1)
+    # the rule, the fallback and the question files' hashes come before any result
+    assert md.index("Decision rule") < md.index("use X1 in place of A1") < md.index("Question files")
+    for s in data.sets.values():
+        assert md.index(gold_sha(data, s)) < md.index("## Primary comparison 1")
+    assert "**holds**" in md and f"| h01 | h01 질문? | {gold['h01']['gold_chunks'][0]} (" in md
+    # power: with 16 discordant of 20 a difference of 0.8 needs only a handful of questions
+    assert first["power"]["discordant"] == 16 and first["power"]["questions_needed"] <= 20
+
+
+def gold_sha(data, path):
+    files = json.loads(Path(data.gold).read_text())["files"]
+    return next(f["sha256"] for f in files.values() if f["path"] == path)
+
+
+def test_the_secondary_family_is_holm_adjusted_and_has_no_verdict(tmp_path):
+    data = synthetic(tmp_path, {c: random_ranks(ALL, i) for i, c in enumerate(
+        ["e5:T0", "e5:T1", "e5:X1", "bm25:T0", "bm25:T1", "bm25:X1", "he5:T0", "he5:T1", "he5:X1"])})
+    result, md = run_pairs(data, variant_pairs=(("T0", "T1"), ("T1", "X1")))
+    primary = [c for c in result["comparisons"] if c["role"] == "primary"]
+    secondary = [c for c in result["comparisons"] if c["role"] == "secondary"]
+    # 3 retrievers x 2 pairs x 2 groups x 2 ks, minus the two primaries (e5 and he5 T1 vs X1, HP, @5)
+    assert len(primary) == 2 and len(secondary) == 3 * 2 * 2 * 2 - 2
+    assert not any((c["a"], c["b"], c["group"], c["k"]) == (p["a"], p["b"], "HP", 5)
+                   for c in secondary for p in primary)
+    assert [c["holm_p"] for c in secondary] == holm([c["sign_p"] for c in secondary])
+    assert all("verdict" not in c for c in secondary)
+    assert "None of these comparisons is promoted to a conclusion" in md
+    assert f"one family of {len(secondary)} comparisons" in md
+
+
+def test_the_report_language_is_configurable(tmp_path):
+    t1 = {q: 8 for q in ALL}
+    data = synthetic(tmp_path, {"e5:T1": t1, "e5:X1": {q: 9 for q in ALL}, "he5:T1": t1, "he5:X1": t1})
+    result, md = run_pairs(data, language="ko")
+    assert result["comparisons"][0]["verdict"] == "undecided"
+    assert f"**{TEXTS['ko']['undecided']}**" in md and "이 질문 수로는 구분할 수 없다" in md
+    assert "A1 대신 X1" in md and "Decision rule" not in md
+    with pytest.raises(InputError, match="report.language: 'fr'"):
+        run_pairs(data, language="fr")
+
+
+def test_a_reversal_is_called_the_other_way(tmp_path):
+    good = {q: 1 for q in ALL}
+    bad = {q: (1 if i % 4 == 0 else None) for i, q in enumerate(ALL)}
+    data = synthetic(tmp_path, {"e5:T1": good, "e5:X1": bad, "he5:T1": good, "he5:X1": good})
+    result, md = run_pairs(data, language="en")
+    first = result["comparisons"][0]
+    assert first["verdict"] == "reversed" and first["ci"][0] > 0
+    assert "**came out the other way**" in md
+    row = next(l for l in md.splitlines() if l.startswith("| h02 |"))
+    assert re.search(r"\| 1 \| not in top 20 \|$", row)

