@@ -17,6 +17,7 @@ include: "rules/tokens.smk"
 include: "rules/index.smk"
 include: "rules/search.smk"
 include: "rules/score.smk"
+include: "rules/report.smk"
 
 
 rule all:

@@ -3,15 +3,6 @@
 report: "../report/workflow.rst"
 
 
-# Optional input of the summary page: the token/truncation table. The rule that writes it
-# registers its file from its own .smk, whichever file is included first:
-#     REPORT_TOKENS = globals().get("REPORT_TOKENS", [])
-#     REPORT_TOKENS.append(f"{R}/tokens.json")
-# The list is read when the DAG is built; the page shows the table when the file is an input
-# and says that it is absent otherwise.
-REPORT_TOKENS = globals().get("REPORT_TOKENS", [])
-
-
 rule plots:
     input:
         score=f"{R}/score.json",
@@ -34,7 +25,7 @@ rule summary:
         failure=f"{R}/report/failure.png",
         pairs_plot=f"{R}/report/pairs.png",
         ledgers=[f"{R}/ctx/{v}/stats.json" for v in CONTEXT_VARIANTS],
-        tokens=lambda wc: REPORT_TOKENS,
+        tokens=f"{R}/tokens.json",
     output:
         html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),
     log:

@@ -69,6 +69,3 @@ rule manifest:
         "../envs/data.yaml"
     script:
         "../scripts/manifest.py"
-
-
-include: "report.smk"

@@ -49,7 +49,7 @@ def test_the_report_is_one_html_with_the_plots_and_the_verdicts(reported):
     assert page.count('<img alt="') == 2 and "data:image/png;base64," in page
     # the rule and the question files come before the first number of a result
     assert page.index(ko["rule_title"]) < page.index(ko["files_title"]) < page.index(ko["verdicts_title"])
-    assert ko["ledger_title"] in page and ko["no_tokens"] in page
+    assert ko["ledger_title"] in page and ko["tokens_title"] in page
 
 
 def test_pairs_md_states_the_rule_and_the_hashes_before_the_numbers(reported):

@@ -48,7 +48,7 @@ def token_rows(tokens: dict) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict | None,
+def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict,
          language: str) -> str:
     t = texts(language)
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
@@ -78,7 +78,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
               html_table(*secondary_rows(secondaries, t))]
     h += [f"<h2>{escape(t['ledger_title'])}</h2>", html_table(*ledger_rows(ledgers)) if ledgers else "<p>-</p>",
           f"<h2>{escape(t['tokens_title'])}</h2>",
-          html_table(*token_rows(tokens)) if tokens is not None else f"<p>{escape(t['no_tokens'])}</p>",
+          html_table(*token_rows(tokens)),
           f"<h2>{escape(t['score_detail'])}</h2>",
           html_table(*detail_rows(score["results"], score["ks"], score["mrr_k"], score["doc_k"], t))]
     return (f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
@@ -88,9 +88,8 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
 
 def run(input, output, params, **_) -> None:
     ledgers = {v: read_json(p) for v, p in zip(params.ledger_variants, input.ledgers, strict=True)}
-    tokens = read_json(input.tokens[0]) if len(input.tokens) else None
+    tokens = read_json(input.tokens)
     html = page(read_json(input.score), read_json(input.pairs), [input.failure, input.pairs_plot],
                 ledgers, tokens, params.language)
     write_text(output.html, html)
-    print(f"{output.html}: {len(html):,} characters; ledgers {list(ledgers)}; "
-          f"tokens {'included' if tokens is not None else 'absent'}")
+    print(f"{output.html}: {len(html):,} characters; ledgers {list(ledgers)}")

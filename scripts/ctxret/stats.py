@@ -70,7 +70,8 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 # the rejection region for m is {x <= c_m} u {x >= m - c_m}, c_m the largest x with
 # 2 * P(Binomial(m, 1/2) <= x) <= alpha. Both the minimum detectable difference (bisection on
 # delta in (0, psi]) and the questions needed (doubling, then bisection on N) plug the observed
-# discordance rate in for psi; the power grows with N and with |delta|.
+# discordance rate in for psi; the power grows with N and with |delta|. Questions count as
+# independent here (the H/P clusters enter only the bootstrap interval), so it is optimistic.
 
 def sign_test_critical(m, alpha: float = 0.05) -> np.ndarray:
     """c_m per m: the largest x whose sign test rejects at alpha (x <= c or x >= m - c); -1: none."""
