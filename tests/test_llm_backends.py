@@ -1,7 +1,5 @@
 """LLM backends against fakes speaking the real protocols: a fake `claude` CLI, loopback HTTP."""
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest

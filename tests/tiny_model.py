@@ -58,26 +58,37 @@ def _write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=1), encoding="utf-8")
 
 
-def build_tiny_xlmr(directory: str | Path, seed: int = 0) -> Path:
-    """Write the tiny model to `directory` (created) and return it."""
-    import torch
-    from transformers import XLMRobertaConfig, XLMRobertaModel, XLMRobertaTokenizerFast
-
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    hf_tok = XLMRobertaTokenizerFast(
+def save_tokenizer(out: Path):
+    """The XLM-R tokenizer trained here, saved in `out`."""
+    from transformers import XLMRobertaTokenizerFast
+    tok = XLMRobertaTokenizerFast(
         tokenizer_object=_tokenizer(), bos_token="<s>", eos_token="</s>", sep_token="</s>",
         cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
         model_max_length=MAX_POSITIONS - 2)
-    hf_tok.save_pretrained(out)
+    tok.save_pretrained(out)
+    return tok
 
-    torch.manual_seed(seed)
-    config = XLMRobertaConfig(
-        vocab_size=len(hf_tok), hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2,
+
+def tiny_config(tok, **extra):
+    from transformers import XLMRobertaConfig
+    return XLMRobertaConfig(
+        vocab_size=len(tok), hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=2 * HIDDEN, max_position_embeddings=MAX_POSITIONS, type_vocab_size=1,
-        pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id,
-        eos_token_id=hf_tok.eos_token_id,
-        initializer_range=0.5)      # the default 0.02 gives every text nearly the same vector
+        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+        initializer_range=0.5,      # the default 0.02 gives every text nearly the same vector
+        **extra)
+
+
+def build_tiny_xlmr(directory: str | Path, seed: int = 0) -> Path:
+    """Write the tiny model to `directory` (created) and return it."""
+    import torch
+    from transformers import XLMRobertaModel
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tok = save_tokenizer(out)
+    torch.manual_seed(seed)
+    config = tiny_config(tok)
     XLMRobertaModel(config).save_pretrained(out)
     torch.save(torch.nn.Linear(HIDDEN, HIDDEN).state_dict(), out / "colbert_linear.pt")
     torch.save(torch.nn.Linear(HIDDEN, 1).state_dict(), out / "sparse_linear.pt")

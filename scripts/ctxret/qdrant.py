@@ -5,9 +5,12 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 
 @contextlib.contextmanager

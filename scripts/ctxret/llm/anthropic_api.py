@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import os
-import time
 
 from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+from .base import AttemptFailed, Backend, CallResult, option, positive, sdk_call, usage_dict
 
 
 class AnthropicBackend(Backend):
@@ -32,22 +31,10 @@ class AnthropicBackend(Backend):
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
         extra = {} if self.temperature is None else {"temperature": self.temperature}
-        sdk = self.sdk
-        started = time.monotonic()
-        try:
-            response = self.client.messages.create(
-                model=self.model, max_tokens=self.max_tokens,
-                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-                messages=[{"role": "user", "content": user}], **extra)
-        except sdk.RateLimitError as e:
-            raise AttemptFailed("rate_limit", short(f"HTTP {e.status_code}: {e.message}")) from None
-        except sdk.APITimeoutError as e:
-            raise AttemptFailed("timeout", short(str(e))) from None
-        except sdk.APIStatusError as e:
-            raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
-        except sdk.APIError as e:  # connection failures, malformed responses
-            raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
-        duration_ms = int((time.monotonic() - started) * 1000)
+        response, duration_ms = sdk_call(self.sdk, lambda: self.client.messages.create(
+            model=self.model, max_tokens=self.max_tokens,
+            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            messages=[{"role": "user", "content": user}], **extra))
         raw = response.model_dump(mode="json")
         text = "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
         if not text.strip():

@@ -1,6 +1,7 @@
 """What every backend shares: the result of one call, one failed attempt, the base class."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,3 +81,20 @@ def positive(settings: dict, key: str, default: Any) -> Any:
     if value <= 0:
         raise InputError(f"llm backend {settings.get('backend')!r}: setting {key!r} must be > 0")
     return value
+
+
+def sdk_call(sdk, request) -> tuple[Any, int]:
+    """(response, duration_ms) of request() through an official SDK module (anthropic and openai
+    share these exception classes); a failure becomes the AttemptFailed of its cause."""
+    started = time.monotonic()
+    try:
+        response = request()
+    except sdk.RateLimitError as e:
+        raise AttemptFailed("rate_limit", short(f"HTTP {e.status_code}: {e.message}")) from None
+    except sdk.APITimeoutError as e:
+        raise AttemptFailed("timeout", short(str(e))) from None
+    except sdk.APIStatusError as e:
+        raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
+    except sdk.APIError as e:  # connection failures, malformed responses
+        raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
+    return response, int((time.monotonic() - started) * 1000)

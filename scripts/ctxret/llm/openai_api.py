@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import os
-import time
 
 from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+from .base import AttemptFailed, Backend, CallResult, option, positive, sdk_call, usage_dict
 
 
 class OpenAIBackend(Backend):
@@ -31,21 +30,9 @@ class OpenAIBackend(Backend):
                 "temperature": self.temperature}
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        sdk = self.sdk
-        started = time.monotonic()
-        try:
-            response = self.client.chat.completions.create(
-                model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
-        except sdk.RateLimitError as e:
-            raise AttemptFailed("rate_limit", short(f"HTTP {e.status_code}: {e.message}")) from None
-        except sdk.APITimeoutError as e:
-            raise AttemptFailed("timeout", short(str(e))) from None
-        except sdk.APIStatusError as e:
-            raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
-        except sdk.APIError as e:  # connection failures, malformed responses
-            raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
-        duration_ms = int((time.monotonic() - started) * 1000)
+        response, duration_ms = sdk_call(self.sdk, lambda: self.client.chat.completions.create(
+            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}]))
         raw = response.model_dump(mode="json")
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice is not None else ""
