@@ -6,6 +6,9 @@ import sys
 import yaml
 from snakemake.utils import validate
 
+sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
+from ctxret import prep  # noqa: E402 (the package lives under scripts/)
+
 validate(config, schema="../config/schema.yaml")
 
 
@@ -44,13 +47,9 @@ def kept_slugs():
     """The documents prep keeps: the frozen slug list, or (first run) the manifests' own."""
     slugs = Path(config["corpus"]["slugs"])
     if slugs.exists():
-        return [line.strip() for line in slugs.read_text(encoding="utf-8").splitlines() if line.strip()]
-    kept = []
-    for path in article_files("*.json"):
-        meta = json.loads(path.read_text(encoding="utf-8"))
-        if not set(meta.get("tags", [])) & set(config["corpus"]["exclude_tags"]):
-            kept.append(meta.get("slug"))
-    return kept
+        return prep.read_slugs(slugs)
+    metas = [json.loads(path.read_text(encoding="utf-8")) for path in article_files("*.json")]
+    return [m.get("slug") for m in metas if not prep.excluded(m.get("tags", []), config["corpus"]["exclude_tags"])]
 
 
 def context_files(variant):

@@ -8,7 +8,7 @@ import numpy as np
 import yaml
 
 from .fileio import read_jsonl, write_json
-from .ledger import estimate, estimate_lines, model_prices, stats_lines, summarize
+from .ledger import estimate, estimate_lines, model_prices, spread, stats_lines, summarize
 from .questions import load_question_sets
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -44,12 +44,6 @@ def hangul_share(text: str) -> float:
     return sum(1 for ch in letters if HANGUL.match(ch)) / len(letters) if letters else 0.0
 
 
-def spread(values) -> dict:
-    a = np.asarray(values)
-    return {"min": int(a.min()), "median": float(np.median(a)), "p90": float(np.quantile(a, 0.9)),
-            "max": int(a.max())}
-
-
 def context_lengths(contexts: list[str], questions: list[str]) -> dict:
     shares = [hangul_share(c) for c in contexts]
     leaked = [i for i, c in enumerate(contexts) if any(q in c for q in questions)]
@@ -70,7 +64,7 @@ def run_ctxlen(input, output, params, **_) -> None:
     write_json(output.json, s)
     print(f"{params.variant}: contexts {s['count']}")
     for name, d in [("chars", s["chars"]), *((f"{m} tokens", t) for m, t in s["tokens"].items())]:
-        print(f"  {name} min {d['min']}, median {d['median']:g}, p90 {d['p90']:g}, max {d['max']}")
+        print(f"  {name} min {d['min']:g}, median {d['median']:g}, p90 {d['p90']:g}, max {d['max']:g}")
     print(f"  under 20 % Hangul {s['under_20pct_hangul']} (min {s['hangul_share']['min']:.2f}, "
           f"median {s['hangul_share']['median']:.2f})")
     print(f"  contexts containing a question verbatim {s['with_question_verbatim']}")

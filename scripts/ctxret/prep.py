@@ -75,6 +75,10 @@ def read_slugs(path: Path) -> list[str]:
     return list(slugs)
 
 
+def excluded(tags: list[str], exclude_tags: list[str]) -> bool:
+    return bool(set(tags) & set(exclude_tags))
+
+
 def select(docs: list[dict], exclude_tags: list[str], slugs_path: Path) -> tuple[list[dict], bool]:
     """The kept documents in slug-list order, and whether the list was written now."""
     by_slug = {d["slug"]: d for d in docs}
@@ -84,7 +88,7 @@ def select(docs: list[dict], exclude_tags: list[str], slugs_path: Path) -> tuple
         if missing:
             raise InputError(f"{slugs_path}: slugs with no manifest: {', '.join(missing)}")
         return [by_slug[s] for s in slugs], False
-    kept = [d for d in docs if not set(d["tags"]) & set(exclude_tags)]
+    kept = [d for d in docs if not excluded(d["tags"], exclude_tags)]
     if not kept:
         raise InputError(f"every document carries an excluded tag {exclude_tags}")
     write_text(slugs_path, "".join(d["slug"] + "\n" for d in kept))
@@ -99,9 +103,9 @@ def run(input, output, params, **_) -> None:
     write_jsonl(output.docs, kept)
     if created:
         print(f"{slugs_path}: written now (frozen from here on)")
-    excluded = sum(1 for d in docs if set(d["tags"]) & set(params.exclude_tags))
+    n_excluded = sum(1 for d in docs if excluded(d["tags"], params.exclude_tags))
     lengths = [d["chars"] for d in kept]
-    print(f"manifests {len(docs)}, excluded by tag {list(params.exclude_tags)} {excluded}, "
+    print(f"manifests {len(docs)}, excluded by tag {list(params.exclude_tags)} {n_excluded}, "
           f"kept {len(kept)}")
     print(f"document length (chars) min {min(lengths):,}, median {statistics.median(lengths):,.0f}, "
           f"max {max(lengths):,}, sum {sum(lengths):,}")
