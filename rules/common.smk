@@ -8,6 +8,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import prep  # noqa: E402 (the package lives under scripts/)
+from ctxret.questions import fingerprint  # noqa: E402
 
 validate(config, schema="../config/schema.yaml")
 
@@ -15,6 +16,7 @@ validate(config, schema="../config/schema.yaml")
 R = config["results"]
 STORE = config["store"]
 QUESTION_FILES = list(config["questions"]["sets"].values())
+QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 
 
 def _model_defaults():
@@ -27,11 +29,14 @@ def _model_defaults():
 MODELS = {name: {**_model_defaults(), **slot} for name, slot in config["models"].items()}
 
 
+FREE_CONTEXT = {"backend": "heuristic"}  # X1: title, section and the chunk's first sentence
+
+
 def _context_variants():
     """{variant: backend settings}: X1 (free, heuristic) and A1 (an LLM) when configured."""
     out = {}
     if config["contexts"]["free"]:
-        out["X1"] = {"backend": "heuristic"}
+        out["X1"] = FREE_CONTEXT
     if config["contexts"]["llm"].get("backend"):
         out["A1"] = dict(config["contexts"]["llm"])
     return out
@@ -151,7 +156,7 @@ def final_outputs():
 
 
 def intermediate_outputs():
-    out = [f"{R}/docs-all.jsonl", f"{R}/docs.jsonl", f"{R}/chunks.jsonl", f"{R}/gold.json"]
+    out = [f"{R}/docs-all.jsonl", f"{R}/docs.jsonl", f"{R}/chunks.jsonl", QUESTIONS, f"{R}/gold.json"]
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
     out += [f"{R}/emb/q-{m}.npy" for m in MODELS]

@@ -1,15 +1,18 @@
+# An LLM variant (A1): one job per document, its chunks one call after another (prompt cache);
+# llm_workers caps the documents in flight.
 rule contexts:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
         template=config["contexts"]["prompt"],
     output:
-        doc=f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
+        f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
     log:
         f"{R}/logs/ctx/{{cvar}}-{{slug}}.log",
+    wildcard_constraints:
+        cvar="A1",
     params:
         variant="{cvar}",
-        slug="{slug}",
         llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
         extra_sentence=config["contexts"]["extra_sentence"],
         store=STORE,
@@ -17,7 +20,31 @@ rule contexts:
         backoff_s=config["contexts"]["backoff_s"],
     threads: 1
     resources:
-        llm_workers=lambda wc: 0 if wc.cvar == "X1" else 1,
+        llm_workers=1,
+    conda:
+        "../envs/data.yaml"
+    script:
+        "../scripts/contexts.py"
+
+
+# The free variant (X1): every document in one job. It costs milliseconds a document, and
+# per-document jobs would each start Python and reread the whole corpus.
+rule contexts_free:
+    input:
+        docs=f"{R}/docs.jsonl",
+        chunks=f"{R}/chunks.jsonl",
+        template=config["contexts"]["prompt"],
+    output:
+        context_files("X1"),
+    log:
+        f"{R}/logs/ctx/X1.log",
+    params:
+        variant="X1",
+        llm=FREE_CONTEXT,
+        extra_sentence=config["contexts"]["extra_sentence"],
+        store=STORE,
+        attempts=1,
+        backoff_s=0,
     conda:
         "../envs/data.yaml"
     script:
@@ -64,14 +91,13 @@ rule ctx_estimate:
 rule ctx_ctxlen:
     input:
         contexts=lambda wc: context_files(wc.cvar),
-        questions=QUESTION_FILES,
+        questions=QUESTIONS,
     output:
         json=f"{R}/ctx/{{cvar}}/ctxlen.json",
     log:
         f"{R}/logs/ctx-ctxlen-{{cvar}}.log",
     params:
         variant="{cvar}",
-        sets=config["questions"]["sets"],
         models={m: model_settings(m) for m in MODELS},
         offline=config["offline"],
     conda:

@@ -22,14 +22,13 @@ rule embed_chunks:
 
 rule embed_questions:
     input:
-        questions=QUESTION_FILES,
+        questions=QUESTIONS,
     output:
         npy=f"{R}/emb/q-{{model}}.npy",
         meta=f"{R}/emb/q-{{model}}.json",
     log:
         f"{R}/logs/embed-q-{{model}}.log",
     params:
-        sets=config["questions"]["sets"],
         model_name="{model}",
         model=lambda wc: model_settings(wc.model),
         store=STORE,

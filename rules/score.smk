@@ -30,7 +30,6 @@ rule pairs:
         gold=f"{R}/gold.json",
         chunks=f"{R}/chunks.jsonl",
         runs=[run_file(r, v) for r, v in CONDITIONS],
-        questions=QUESTION_FILES,
     output:
         md=f"{R}/pairs.md",
         json=f"{R}/pairs.json",

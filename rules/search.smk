@@ -25,7 +25,7 @@ rule search_bm25:
     input:
         vocab=f"{R}/index/bm25-{{variant}}.json",
         matrix=f"{R}/index/bm25-{{variant}}.npz",
-        questions=QUESTION_FILES,
+        questions=QUESTIONS,
     output:
         run=f"{R}/runs/bm25-{{variant}}.jsonl",
         trec=f"{R}/runs/bm25-{{variant}}.trec",
@@ -33,7 +33,6 @@ rule search_bm25:
         f"{R}/logs/search-bm25-{{variant}}.log",
     params:
         name="bm25:{variant}",
-        sets=config["questions"]["sets"],
         k=SEARCH_DEPTH,
     conda:
         "../envs/search.yaml"
@@ -65,7 +64,7 @@ rule rerank:
     input:
         run=f"{R}/runs/{{base}}-{{variant}}.jsonl",
         variant=f"{R}/var-{{variant}}.jsonl",
-        questions=QUESTION_FILES,
+        questions=QUESTIONS,
     output:
         run=f"{R}/runs/r-{{base}}-{{variant}}.jsonl",
         trec=f"{R}/runs/r-{{base}}-{{variant}}.trec",
@@ -74,7 +73,6 @@ rule rerank:
     params:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
-        sets=config["questions"]["sets"],
         k=config["search"]["top_k"],
         store=STORE,
         offline=config["offline"],

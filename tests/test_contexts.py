@@ -108,20 +108,20 @@ def test_the_stage_fails_naming_the_chunks_and_writes_no_document_file(fake_clau
     from ctxret import contexts
     with pytest.raises(InputError, match=r"no context for chunks 00000, 00001"):
         contexts.run(**io)
-    assert not Path(io["output"].doc).exists()
+    assert not Path(io["output"][0]).exists()
 
 
-def stage_io(tmp_path, settings, slug=None):
+def stage_io(tmp_path, settings):
     docs, chunks = demo_corpus(limit=1)
     (tmp_path / "res").mkdir(exist_ok=True)
     docs_path, chunks_path = tmp_path / "res" / "docs.jsonl", tmp_path / "res" / "chunks.jsonl"
     docs_path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
     chunks_path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks), encoding="utf-8")
-    slug = slug or docs[0]["slug"]
+    slug = docs[0]["slug"]
     return {"input": SimpleNamespace(docs=str(docs_path), chunks=str(chunks_path),
                                      template=str(ROOT / "config" / "context-prompt.txt")),
-            "output": SimpleNamespace(doc=str(tmp_path / "res" / "ctx" / "A1" / "docs" / f"{slug}.jsonl")),
-            "params": SimpleNamespace(variant="A1", slug=slug, llm=settings, extra_sentence=EXTRA,
+            "output": [str(tmp_path / "res" / "ctx" / "A1" / "docs" / f"{slug}.jsonl")],   # as the rule's list
+            "params": SimpleNamespace(variant="A1", llm=settings, extra_sentence=EXTRA,
                                       store=str(tmp_path / "store"), attempts=2, backoff_s=0.0)}
 
 
@@ -130,17 +130,18 @@ import json, sys
 from types import SimpleNamespace as NS
 from ctxret import contexts
 io = json.loads(sys.argv[1])
-contexts.run(input=NS(**io["input"]), output=NS(**io["output"]), params=NS(**io["params"]))
+contexts.run(input=NS(**io["input"]), output=io["output"], params=NS(**io["params"]))
 """
 
 
 def test_kill_9_in_the_middle_of_a_document_loses_no_paid_call(fake_claude, tmp_path, monkeypatch):
     settings, calls = fake_claude
     io = stage_io(tmp_path, settings)
-    n_chunks = len([c for c in read_lines(io["input"].chunks) if c["slug"] == io["params"].slug])
+    slug = Path(io["output"][0]).stem
+    n_chunks = len([c for c in read_lines(io["input"].chunks) if c["slug"] == slug])
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "ok:3,sleep:1")
     monkeypatch.setenv("FAKE_CLAUDE_SLEEP_S", "60")
-    plain = {k: vars(v) for k, v in io.items()}
+    plain = {k: vars(v) if isinstance(v, SimpleNamespace) else v for k, v in io.items()}
     proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, json.dumps(plain)], start_new_session=True)
     deadline = time.time() + 60
     while len(calls()) < 4 and time.time() < deadline:   # the 4th call is the sleeping one
@@ -155,7 +156,7 @@ def test_kill_9_in_the_middle_of_a_document_loses_no_paid_call(fake_claude, tmp_
     for path in list((tmp_path / "res").rglob("*.json")) + list((tmp_path / "store").rglob("*.json")):
         json.loads(path.read_text(encoding="utf-8"))  # no truncated JSON anywhere
     assert not list(tmp_path.rglob("*.tmp"))
-    assert len(read_lines(io["output"].doc)) == n_chunks
+    assert len(read_lines(io["output"][0])) == n_chunks
 
 
 def test_estimate_is_within_ten_percent_of_what_the_fake_records(fake_claude, tmp_path):

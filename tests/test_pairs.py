@@ -78,7 +78,7 @@ def test_a_clear_improvement_holds_and_the_report_shows_the_rule_first(tmp_path)
 
 def gold_sha(data, path):
     files = json.loads(Path(data.gold).read_text())["files"]
-    return next(f["sha256"] for f in files.values() if f["path"] == path)
+    return next(f["content_sha256"] for f in files.values() if f["path"] == path)
 
 
 def test_the_secondary_family_is_holm_adjusted_and_has_no_verdict(tmp_path):
@@ -118,3 +118,17 @@ def test_a_reversal_is_called_the_other_way(tmp_path):
     assert "**came out the other way**" in md
     row = next(l for l in md.splitlines() if l.startswith("| h02 |"))
     assert re.search(r"\| 1 \| not in top 20 \|$", row)
+
+
+def test_the_question_files_table_tells_a_reformat_from_an_edit(tmp_path):
+    data = synthetic(tmp_path, {"e5:T1": {q: 1 for q in ALL}, "e5:X1": {q: 2 for q in ALL}})
+    h = Path(data.sets["H"])
+    rows = [json.loads(line) for line in h.read_text(encoding="utf-8").splitlines()]
+    h.write_text("".join(json.dumps(r, ensure_ascii=True, sort_keys=True) + "\n\n" for r in rows), encoding="utf-8")
+    result, md = run_pairs(data, primary=PRIMARY[:1])
+    assert all(f["unchanged"] for f in result["question_files"])
+    rows[0]["question"] += " (고침)"
+    h.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result, md = run_pairs(data, primary=PRIMARY[:1])
+    assert {f["set"]: f["unchanged"] for f in result["question_files"]} == {"H": False, "P": True, "G": True}
+    assert md.count("CHANGED since qcheck") == 1

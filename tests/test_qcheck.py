@@ -2,12 +2,13 @@
 import hashlib
 import json
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from conftest import read_lines, write_lines
-from ctxret import chunks, qcheck
+from ctxret import chunks, qcheck, questions
 from ctxret.errors import InputError
 from ctxret.questions import load_question_sets
 
@@ -49,12 +50,12 @@ def stage(tmp_path):
                params=SimpleNamespace(max_chars=1000))
     sets = {name: str(write_lines(tmp_path / "questions" / f"questions-{name.lower()}.jsonl", rows))
             for name, rows in (("H", H), ("P", P), ("G", G))}
-    gold = tmp_path / "gold.json"
+    gold, canonical = tmp_path / "gold.json", tmp_path / "questions.jsonl"
 
     def run(strict, sets=sets):
-        qcheck.run(input=SimpleNamespace(docs=str(docs), chunks=str(chunk_path), questions=list(sets.values())),
-                   output=SimpleNamespace(gold=str(gold)),
-                   params=SimpleNamespace(sets=sets, gap_sets=["G"], strict=strict))
+        normalise(canonical, sets)
+        qcheck.run(input=SimpleNamespace(docs=str(docs), chunks=str(chunk_path), questions=str(canonical)),
+                   output=SimpleNamespace(gold=str(gold)), params=SimpleNamespace(gap_sets=["G"], strict=strict))
         return json.loads(gold.read_text(encoding="utf-8"))
 
     def chunk_id(fragment):
@@ -62,7 +63,13 @@ def stage(tmp_path):
         (cid,) = [c["chunk_id"] for c in read_lines(chunk_path) if fragment in c["text"]]
         return cid
 
-    return SimpleNamespace(run=run, sets=sets, gold=gold, chunk_id=chunk_id)
+    return SimpleNamespace(run=run, sets=sets, gold=gold, canonical=canonical, chunk_id=chunk_id)
+
+
+def normalise(canonical, sets):
+    """The `questions` stage: every set into one canonical file."""
+    questions.run(input=SimpleNamespace(), output=SimpleNamespace(questions=str(canonical)),
+                  params=SimpleNamespace(sets=sets))
 
 
 def test_strict_mode_lists_every_problem_by_file_line_and_id_and_writes_no_gold(stage):
@@ -89,9 +96,10 @@ def test_non_strict_mode_writes_gold_with_every_status(stage):
     assert found["p03"]["gold_chunks"] == [stage.chunk_id("지터")]
     assert found["h03"]["gold_chunks"] == [] and found["p02"]["gold_chunks"] == []
     assert found["h01"]["set"] == "H" and found["h01"]["gold_slug"] == "kafka-lag"
+    lines = stage.canonical.read_text(encoding="utf-8").splitlines(keepends=True)
     for name, path in stage.sets.items():
-        with open(path, "rb") as f:
-            assert gold["files"][name] == {"path": path, "sha256": hashlib.sha256(f.read()).hexdigest()}
+        own = "".join(line for line in lines if json.loads(line)["set"] == name).encode("utf-8")
+        assert gold["files"][name] == {"path": path, "content_sha256": hashlib.sha256(own).hexdigest()}
 
 
 def test_the_summary_names_questions_with_several_gold_chunks_and_boundary_problems(stage, capsys):
@@ -171,3 +179,25 @@ def test_questions_keep_set_file_and_line(tmp_path):
     assert [(x["id"], x["set"], x["file"], x["line"]) for x in loaded] == [
         ("h01", "H", str(h), 1), ("h02", "H", str(h), 3), ("g01", "G", str(g), 1)]
     assert loaded[0]["key_terms"] == [] and loaded[2]["key_terms"] == ["키"]
+
+
+def test_a_reformatted_file_gives_the_same_canonical_bytes_and_an_edit_does_not(stage, tmp_path):
+    normalise(stage.canonical, stage.sets)
+    before = stage.canonical.read_bytes()
+    h = Path(stage.sets["H"])
+    rows = read_lines(h)
+    # other key order, ASCII escapes, indentation-free spacing and blank lines: the same questions
+    with open(h, "w", encoding="utf-8") as f:
+        f.write("\n".join(json.dumps(dict(reversed(r.items())), ensure_ascii=True, separators=(" , ", " : "))
+                          for r in rows) + "\n\n\n")
+    normalise(stage.canonical, stage.sets)
+    assert stage.canonical.read_bytes() == before
+    rows[1]["question"] = "h02에 대한 질문을 고쳤다"
+    write_lines(h, rows)
+    normalise(stage.canonical, stage.sets)
+    old, new = (by_id(text) for text in (before.decode("utf-8"), stage.canonical.read_text(encoding="utf-8")))
+    assert [qid for qid in new if new[qid] != old[qid]] == ["h02"]
+
+
+def by_id(canonical_text):
+    return {row["id"]: row for row in map(json.loads, canonical_text.splitlines())}

@@ -12,7 +12,7 @@ from ir_measures import RR, R, Success
 from conftest import write_lines
 from ctxret import score
 from ctxret.errors import InputError
-from ctxret.fileio import sha256_file
+from ctxret.questions import content_sha256, load_question_sets
 from ctxret.runs import write_run
 
 SETS = {"H": [f"h{i:02d}" for i in range(1, 13)], "P": [f"p{i:02d}" for i in range(1, 9)],
@@ -32,8 +32,9 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
     write_lines(tmp / "chunks.jsonl", chunks)
     gold, files = {}, {}
     for s, qids in SETS.items():
-        path = write_lines(tmp / f"questions-{s}.jsonl", [{"id": q, "question": f"{q} 질문?"} for q in qids])
-        files[s] = {"path": str(path), "sha256": sha256_file(path)}
+        path = write_lines(tmp / f"questions-{s}.jsonl", [
+            {"id": q, "question": f"{q} 질문?", "gold_slug": "doc0", "gold_passage": "본문"} for q in qids])
+        files[s] = {"path": str(path), "content_sha256": content_sha256(load_question_sets({s: str(path)}), s)}
         for j, q in enumerate(qids):
             first = (7 * j + len(s)) % 60
             size = (gold_sizes or {}).get(q, 1)

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from conftest import FAKE_CLAUDE
-from workflow import mini_config, snakemake
+from workflow import claude_calls, claude_env, mini_config, snakemake
 
 
 @pytest.fixture(scope="module")
@@ -16,15 +16,6 @@ def first_run(tmp_path_factory):
     config = mini_config(tmp, contexts={"llm": llm})
     proc = snakemake(config, "--resources", "llm_workers=1", env=claude_env(tmp))
     return tmp, config, proc
-
-
-def claude_env(tmp):
-    return {"FAKE_CLAUDE_LOG": str(tmp / "claude-calls.jsonl"), "FAKE_CLAUDE_STATE": str(tmp / "claude-state")}
-
-
-def claude_calls(tmp):
-    log = tmp / "claude-calls.jsonl"
-    return len(log.read_text().splitlines()) if log.exists() else 0
 
 
 def test_score_comes_from_real_retrieval(first_run):

@@ -37,13 +37,42 @@ def mini_config(tmp: Path, **overrides) -> Path:
     return path
 
 
-def snakemake(config: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the workflow; `env` adds variables (the venv's bin leads PATH, so the fake claude's
-    `#!/usr/bin/env python3` finds this interpreter)."""
-    cmd = [SNAKEMAKE, "--cores", "2", "--configfile", str(config), *args]
+def own_workdir(tmp: Path) -> Path:
+    """A working directory with its own .snakemake (locks, metadata): `--unlock` there leaves
+    other runs alone. Its `config` links to the repository's (prompt, prices, defaults)."""
+    workdir = tmp / "workdir"
+    workdir.mkdir(exist_ok=True)
+    if not (workdir / "config").exists():
+        (workdir / "config").symlink_to(ROOT / "config")
+    return workdir
+
+
+def snakemake_call(config: Path, *args: str, env: dict | None = None,
+                   workdir: Path | None = None) -> tuple[list[str], dict, Path]:
+    """(command, environment, working directory) of a workflow run, from the repository root
+    unless `workdir` is given; `env` adds variables (the venv's bin leads PATH, so the fake
+    claude's `#!/usr/bin/env python3` finds this interpreter)."""
+    cmd = [SNAKEMAKE, "--cores", "2", *args, "--configfile", str(config)]  # targets may lead `args`
+    if workdir:
+        cmd[1:1] = ["--snakefile", str(ROOT / "Snakefile")]
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "PATH": path, **(env or {})})
+    return cmd, {**os.environ, "PATH": path, **(env or {})}, workdir or ROOT
+
+
+def snakemake(config: Path, *args: str, check: bool = True, env: dict | None = None,
+              workdir: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the workflow and wait for it."""
+    cmd, full_env, cwd = snakemake_call(config, *args, env=env, workdir=workdir)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900, env=full_env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
     return proc
+
+def claude_env(tmp: Path) -> dict:
+    """The fake claude's call log and cache state under `tmp`."""
+    return {"FAKE_CLAUDE_LOG": str(tmp / "claude-calls.jsonl"), "FAKE_CLAUDE_STATE": str(tmp / "claude-state")}
+
+
+def claude_calls(tmp: Path) -> int:
+    log = tmp / "claude-calls.jsonl"
+    return len(log.read_text().splitlines()) if log.exists() else 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 from .fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
@@ -130,7 +131,8 @@ def run(input, output, params, **_) -> None:
     docs = read_jsonl(input.docs)
     chunks = chunk_corpus(docs, int(params.max_chars))
     write_jsonl(output.chunks, chunks)
-    per_doc = [sum(1 for c in chunks if c["slug"] == d["slug"]) for d in docs]
+    counts = Counter(c["slug"] for c in chunks)
+    per_doc = [counts[d["slug"]] for d in docs]
     t1 = [len(t1_text(c)) for c in chunks]
     t0 = [len(t0_text(c)) for c in chunks]
     print(f"documents {len(docs)}, chunks {len(chunks)}, T1 mean {statistics.mean(t1):.0f} chars, "

@@ -8,6 +8,7 @@ are never an input here.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -85,23 +86,30 @@ def document_contexts(doc: dict, chunks: list[dict], backend, template: str, ext
 
 
 def run(input, output, params, **_) -> None:
-    slug = params.slug
-    doc = next((d for d in read_jsonl(input.docs) if d["slug"] == slug), None)
-    if doc is None:
-        raise InputError(f"{input.docs}: no document {slug!r}")
-    chunks = [c for c in read_jsonl(input.chunks) if c["slug"] == slug]
+    """Write each `<slug>.jsonl` among the job's outputs: one document for an LLM variant, every
+    document at once for the free one (X1), which has no calls to pace."""
+    paths = [Path(p) for p in output]
+    wanted = {p.stem for p in paths}
+    docs = {d["slug"]: d for d in read_jsonl(input.docs) if d["slug"] in wanted}
+    chunks: dict[str, list[dict]] = defaultdict(list)
+    for c in read_jsonl(input.chunks):
+        if c["slug"] in wanted:
+            chunks[c["slug"]].append(c)
     template = Path(input.template).read_text(encoding="utf-8")
     backend = make_backend(dict(params.llm))
-    start = time.perf_counter()
-    result = document_contexts(doc, chunks, backend, template, params.extra_sentence,
-                               ContextStore(params.store), int(params.attempts), float(params.backoff_s))
-    out_dir = Path(output.doc).parent.parent
-    for rec in result.records:
-        write_json(out_dir / f"{rec['chunk_id']}.json", rec)
-    if result.failed:
-        raise InputError(f"{params.variant} {slug}: no context for chunks {', '.join(result.failed)} "
-                         f"after {params.attempts} attempts each (discarded attempts are kept in "
-                         f"{params.store}/ctx-failed)")
-    write_jsonl(output.doc, result.records)
-    print(f"{params.variant} {slug}: chunks {len(chunks)}, calls {result.calls}, "
-          f"from store {result.from_store}, {time.perf_counter() - start:.1f} s")
+    store = ContextStore(params.store)
+    for path in paths:
+        if path.stem not in docs:
+            raise InputError(f"{input.docs}: no document {path.stem!r}")
+        start = time.perf_counter()
+        result = document_contexts(docs[path.stem], chunks[path.stem], backend, template,
+                                   params.extra_sentence, store, int(params.attempts), float(params.backoff_s))
+        for rec in result.records:
+            write_json(path.parent.parent / f"{rec['chunk_id']}.json", rec)
+        if result.failed:
+            raise InputError(f"{params.variant} {path.stem}: no context for chunks {', '.join(result.failed)} "
+                             f"after {params.attempts} attempts each (discarded attempts are kept in "
+                             f"{params.store}/ctx-failed)")
+        write_jsonl(path, result.records)
+        print(f"{params.variant} {path.stem}: chunks {len(chunks[path.stem])}, calls {result.calls}, "
+              f"from store {result.from_store}, {time.perf_counter() - start:.1f} s")

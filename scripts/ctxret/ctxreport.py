@@ -9,7 +9,6 @@ import yaml
 
 from .fileio import read_jsonl, write_json
 from .ledger import estimate, estimate_lines, model_prices, spread, stats_lines, summarize
-from .questions import load_question_sets
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -56,7 +55,7 @@ def context_lengths(contexts: list[str], questions: list[str]) -> dict:
 def run_ctxlen(input, output, params, **_) -> None:
     from .models import load_tokenizer
     contexts = [r["context"] for path in input.contexts for r in read_jsonl(path)]
-    questions = [q["question"] for q in load_question_sets(dict(params.sets))]
+    questions = [q["question"] for q in read_jsonl(input.questions)]
     s = context_lengths(contexts, questions)
     s["tokens"] = {name: spread(load_tokenizer(dict(settings), bool(params.offline))
                                 .token_counts(contexts, "passage"))

@@ -88,8 +88,7 @@ def run_chunks(input, output, params, threads=1, **_) -> None:
 
 
 def run_questions(input, output, params, threads=1, **_) -> None:
-    from .questions import load_question_sets
-    questions = load_question_sets(dict(params.sets))
+    questions = read_jsonl(input.questions)
     matrix, computed = _embed(output, params, threads, "query", [q["id"] for q in questions],
                               [q["question"] for q in questions])
     print(f"questions {params.model_name}: {len(questions)}, computed {computed}, "

@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 import numpy as np
 
 from .errors import InputError
-from .fileio import read_json, read_jsonl, sha256_file, write_json, write_text
+from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import group_members, question_outcomes
-from .questions import cluster_of
+from .questions import cluster_of, content_sha256, load_question_sets
 from .runs import read_run
 from .stats import (cluster_bootstrap_diff, holm, min_detectable_diff, paired_counts,
                     questions_needed, sign_test)
@@ -85,14 +85,18 @@ def power_summary(c: dict, alpha: float, power: float) -> dict:
             "needed_over_max": needed is None and c["diff"] != 0 and d > 0, "max_n": MAX_QUESTIONS}
 
 
-def question_files(sets: dict[str, str], hashed: dict[str, dict]) -> list[dict]:
-    """Each question file: path, sha256 as qcheck recorded it, mtime now (ISO, UTC), unchanged?"""
+def question_files(sets: dict[str, str], recorded: dict[str, dict]) -> list[dict]:
+    """Each question file: path, content sha256 as qcheck recorded it, mtime now (ISO, UTC),
+    and whether the file still says the same (a reformatting alone counts as the same)."""
     out = []
     for name, path in sets.items():
-        recorded = hashed.get(name, {}).get("sha256")
-        mtime = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(timespec="seconds")
-        out.append({"set": name, "path": path, "sha256": recorded, "mtime": mtime,
-                    "unchanged": recorded == sha256_file(path)})
+        sha = recorded.get(name, {}).get("content_sha256")
+        try:
+            now = content_sha256(load_question_sets({name: path}), name)
+            mtime = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(timespec="seconds")
+        except InputError:  # gone or no longer valid: certainly not the same
+            now, mtime = None, "-"
+        out.append({"set": name, "path": path, "sha256": sha, "mtime": mtime, "unchanged": sha == now})
     return out
 
 

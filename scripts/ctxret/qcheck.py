@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .errors import InputError
-from .fileio import read_jsonl, sha256_file, write_json
-from .questions import load_question_sets
+from .fileio import read_jsonl, write_json
+from .questions import content_sha256, where
 from .variants import t1_text
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
@@ -75,19 +75,16 @@ def summary_lines(questions: list[dict], results: dict, gap_sets: list[str]) -> 
 
 
 def run(input, output, params, **_) -> None:
-    sets = dict(params.sets)
-    questions = load_question_sets(sets)
+    questions = read_jsonl(input.questions)
     results = check(questions, read_jsonl(input.docs), read_jsonl(input.chunks), list(params.gap_sets))
     for line in summary_lines(questions, results, list(params.gap_sets)):
         print(line)
-    hashes = {name: {"path": path, "sha256": sha256_file(path)} for name, path in sets.items()}
-    for name, h in hashes.items():
-        print(f"{h['path']} sha256 {h['sha256']}")
+    files = {q["set"]: {"path": q["file"], "content_sha256": content_sha256(questions, q["set"])}
+             for q in questions}
     bad = [q for q in questions if results[q["id"]]["status"] != "ok"]
     if bad and params.strict:
         raise InputError("questions without a single gold chunk:\n" + "\n".join(
-            f"  {q['file']}:{q['line']}: {q['id']}: {LABELS[results[q['id']]['status']]}"
-            for q in bad))
+            f"  {where(q)}: {q['id']}: {LABELS[results[q['id']]['status']]}" for q in bad))
     gold = {q["id"]: {"set": q["set"], "question": q["question"], "gold_slug": q["gold_slug"],
                       **results[q["id"]]} for q in questions}
-    write_json(output.gold, {"files": hashes, "questions": gold})
+    write_json(output.gold, {"files": files, "questions": gold})

@@ -41,6 +41,6 @@ def open_client(path: str | None = None, url: str | None = None,
 def path_lock(path: str) -> Iterator[None]:
     """An embedded Qdrant path opens in one client at a time: wait for it, across processes."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{path}.lock", "w") as lock:
+    with open(f"{path}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield

@@ -10,7 +10,6 @@ import numpy as np
 
 from .fileio import read_jsonl
 from .models import load_weights, model_dir, set_offline
-from .questions import load_question_sets
 from .runs import read_run, write_run
 from .store import VectorStore, content_key, namespace_of
 
@@ -67,7 +66,7 @@ def rerank(run: dict[str, list[str]], questions: dict[str, str], texts: dict[str
 
 def run(input, output, params, threads=1, **_) -> None:
     settings = dict(params.rerank)
-    questions = {q["id"]: q["question"] for q in load_question_sets(dict(params.sets))}
+    questions = {q["id"]: q["question"] for q in read_jsonl(input.questions)}
     texts = {r["chunk_id"]: r["text"] for r in read_jsonl(input.variant)}
     computed = []
 

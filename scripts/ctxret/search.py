@@ -13,10 +13,9 @@ import json
 import numpy as np
 
 from .bm25 import KiwiTokenizer, query_vector, top_k
-from .fileio import read_json
+from .fileio import read_json, read_jsonl
 from .fusion import rrf
 from .qdrant import open_client
-from .questions import load_question_sets
 from .runs import read_run, write_run
 
 
@@ -62,7 +61,7 @@ def run_bm25(input, output, params, **_) -> None:
     index = read_json(input.vocab)
     matrix = sp.load_npz(input.matrix).tocsc()
     tokenizer = KiwiTokenizer(index["tokenizer"]["pos"], index["tokenizer"]["lowercase"])
-    questions = load_question_sets(dict(params.sets))
+    questions = read_jsonl(input.questions)
     results, empty = {}, []
     for q, tokens in zip(questions, tokenizer.many([q["question"] for q in questions])):
         ids, counts = query_vector(tokens, index["vocab"])

@@ -30,9 +30,10 @@ TEXTS = {
         "secondary_rule": "Every other comparison is secondary: one family of {n} comparisons with "
                           "Holm-adjusted sign-test p values. None of them is promoted to a conclusion.",
         "files_title": "Question files",
-        "files_note": "sha256 as qcheck hashed the files (gold.json). qcheck does not record when it "
-                      "hashed them; the time shown is each file's modification time (UTC), read when "
-                      "this report was written. \"now\": the file still has that hash.",
+        "files_note": "sha256 of each file's questions in canonical JSON, as qcheck read them "
+                      "(gold.json; a reformatting leaves it unchanged). The time shown is each file's "
+                      "modification time (UTC), read when this report was written. \"now\": the file "
+                      "still holds the same questions.",
         "set": "set", "file": "file", "modified": "modified (mtime)", "now": "now",
         "same": "same", "changed": "CHANGED since qcheck",
         "primary": "Primary comparison {i}",
@@ -84,9 +85,9 @@ TEXTS = {
         "secondary_rule": "그 밖의 비교는 모두 이차 비교다: {n}개 비교를 한 가족으로 보고 부호 검정 p값을 "
                           "Holm 방식으로 보정한다. 어느 것도 결론으로 승격하지 않는다.",
         "files_title": "질문 파일",
-        "files_note": "sha256은 qcheck가 계산한 값(gold.json)이다. qcheck는 해시를 계산한 시각을 남기지 "
-                      "않으므로, 이 보고서를 쓸 때 읽은 각 파일의 수정 시각(mtime, UTC)을 대신 적는다. "
-                      "\"지금\": 파일이 아직 그 해시인지.",
+        "files_note": "sha256은 qcheck가 읽은 각 파일의 질문을 정규 JSON으로 적어 계산한 값(gold.json)이다. "
+                      "형식만 바꾸면 값이 그대로다. 시각은 이 보고서를 쓸 때 읽은 각 파일의 수정 시각"
+                      "(mtime, UTC)이다. \"지금\": 파일의 질문이 아직 같은지.",
         "set": "세트", "file": "파일", "modified": "수정 시각 (mtime)", "now": "지금",
         "same": "같음", "changed": "qcheck 이후 바뀜",
         "primary": "주 비교 {i}",
