@@ -36,6 +36,7 @@ from pathlib import Path
 
 import yaml
 
+from ctxret.fileio import read_json, read_jsonl
 from ctxret.runs import write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,15 +257,6 @@ def planned_jobs(dry_run_output: str) -> list[PlannedJob]:
 
 # ---------------------------------------------------------------- stand-ins for model stages
 
-def gold_chunks(chunks: list[dict], sets: dict[str, list[dict]]) -> dict[str, str]:
-    """{question id: the chunk whose text holds its passage}."""
-    by_slug: dict[str, list[dict]] = {}
-    for c in chunks:
-        by_slug.setdefault(c["slug"], []).append(c)
-    return {q["id"]: next(c["chunk_id"] for c in by_slug[q["gold_slug"]] if q["gold_passage"] in c["text"])
-            for qs in sets.values() for q in qs}
-
-
 def write_synthetic_run(path: Path, gold: dict[str, str], chunk_ids: list[str]) -> None:
     """Per question 20 random chunks, the gold one among them at a run-specific rate; + .trec."""
     rng = random.Random(zlib.crc32(path.name.encode()))
@@ -278,13 +270,12 @@ def write_synthetic_run(path: Path, gold: dict[str, str], chunk_ids: list[str]) 
     write_run(str(path), str(path.with_suffix(".trec")), path.stem, results)
 
 
-def stand_in_model_outputs(jobs: list[PlannedJob], chunks_path: Path, sets: dict[str, list[dict]]) -> tuple[int, int]:
+def stand_in_model_outputs(jobs: list[PlannedJob], results: Path) -> tuple[int, int]:
     """Synthetic runs for the files score reads that do not exist yet (their .trec twins come
     with them), empty placeholders for every other missing output: (runs, placeholders)."""
     runs = {f for job in jobs if job.rule == "score" for f in job.input if not Path(f).exists()}
-    with open(chunks_path, encoding="utf-8") as f:
-        chunks = [json.loads(line) for line in f]
-    gold, chunk_ids = gold_chunks(chunks, sets), [c["chunk_id"] for c in chunks]
+    gold = {qid: g["gold_chunks"][0] for qid, g in read_json(results / "gold.json")["questions"].items()}
+    chunk_ids = [c["chunk_id"] for c in read_jsonl(results / "chunks.jsonl")]
     for run in sorted(runs):
         write_synthetic_run(Path(run), gold, chunk_ids)
     placeholders = 0
@@ -330,7 +321,7 @@ def measure(scale: int, work: Path) -> ScaleResult:
     for label, targets in STAGES.items():
         steps[label] = run(re.sub(r"\W+", "-", label), *(str(results / t) for t in targets))
     plan = planned_jobs(run("plan", "-n").output)
-    stand_ins = stand_in_model_outputs(plan, results / "chunks.jsonl", sets)
+    stand_ins = stand_in_model_outputs(plan, results)
     run("touch", "--touch")
     scored = [f for job in plan if job.rule in ("score", "pairs") for f in job.output]
     steps["score + pairs"] = run("score-pairs", *scored, "-R", "score", "pairs")

@@ -14,7 +14,7 @@ import numpy as np
 import psutil
 import pytest
 
-from conftest import FAKE_CLAUDE
+from conftest import FAKE_CLAUDE, read_lines, write_lines
 from ctxret.fileio import sha256_file
 from workflow import claude_calls, claude_env, mini_config, own_workdir, snakemake, snakemake_call
 
@@ -49,14 +49,6 @@ def computed(log: Path) -> int:
     return int(re.search(r"computed (\d+)", log.read_text(encoding="utf-8")).group(1))
 
 
-def rewrite_jsonl(path: Path, rows: list[dict], **dumps) -> None:
-    path.write_text("".join(json.dumps(r, **dumps) + "\n" for r in rows), encoding="utf-8")
-
-
-def read_rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 # ---- rerunning only what changed ----------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -75,7 +67,7 @@ def reformatted(base):
     """Every question file rewritten: other key order, ASCII escapes, spacing, blank lines."""
     before = snapshot(base.results)
     for path in base.questions.glob("*.jsonl"):
-        rows = [dict(reversed(r.items())) for r in read_rows(path)]
+        rows = [dict(reversed(r.items())) for r in read_lines(path)]
         path.write_text("\n\n".join(json.dumps(r, ensure_ascii=True, separators=(" , ", " : ")) for r in rows),
                         encoding="utf-8")
     return base.run(), before, snapshot(base.results)
@@ -91,10 +83,10 @@ def test_a_reformatted_question_file_reruns_nothing(reformatted):
 @pytest.fixture(scope="module")
 def question_edited(base, reformatted):
     path = base.questions / "questions-h.jsonl"
-    rows = read_rows(path)
+    rows = read_lines(path)
     rows[1]["question"] = rows[1]["question"].rstrip("?") + ", 다르게 물으면?"
     before, calls = snapshot(base.results), claude_calls(base.tmp)
-    rewrite_jsonl(path, rows, ensure_ascii=False)
+    write_lines(path, rows)
     return base.run(), before, snapshot(base.results), calls
 
 
@@ -116,7 +108,7 @@ def test_editing_one_question_reruns_only_what_depends_on_questions(base, questi
 @pytest.fixture(scope="module")
 def document_edited(base, question_edited):
     body = base.tmp / "corpus" / "articles" / "redis-ttl.mdx"
-    old_rows = {v: read_rows(base.results / f"var-{v}.jsonl") for v in ("T1", "X1", "A1")}
+    old_rows = {v: read_lines(base.results / f"var-{v}.jsonl") for v in ("T1", "X1", "A1")}
     calls = claude_calls(base.tmp)
     text = body.read_text(encoding="utf-8")
     body.write_text(text.replace(*EDIT), encoding="utf-8")
@@ -127,7 +119,7 @@ def document_edited(base, question_edited):
 
 def test_editing_one_document_asks_and_embeds_only_its_chunks(base, document_edited):
     proc, old_rows, calls = document_edited
-    chunks = read_rows(base.results / "chunks.jsonl")
+    chunks = read_lines(base.results / "chunks.jsonl")
     edited = [c["chunk_id"] for c in chunks if c["slug"] == "redis-ttl"]
     assert 0 < len(edited) < len(chunks)
     # every chunk of the edited document is asked again (its context saw the old document), no other
@@ -136,7 +128,7 @@ def test_editing_one_document_asks_and_embeds_only_its_chunks(base, document_edi
     assert all(EDIT[1] in json.dumps(c, ensure_ascii=False) for c in new_calls)   # each sent the new document
     # a vector is computed for each text that is new, and every new text is a chunk of that document
     for variant, old in old_rows.items():
-        rows = read_rows(base.results / f"var-{variant}.jsonl")
+        rows = read_lines(base.results / f"var-{variant}.jsonl")
         known = {r["text"] for r in old}
         new = [r for r in rows if r["text"] not in known]
         assert new and {r["chunk_id"] for r in new} <= set(edited), variant
@@ -193,11 +185,11 @@ def test_kill_9_of_the_driver_during_contexts_repeats_no_answered_call(tmp_path)
     answered = [c["stdin"] for c in map(json.loads, log.read_text().splitlines()[:2])]
 
     resume(config, *args, env=env)
-    chunks = read_rows(tmp_path / "results" / "chunks.jsonl")
+    chunks = read_lines(tmp_path / "results" / "chunks.jsonl")
     later = [c["stdin"] for c in map(json.loads, log.read_text().splitlines()[3:])]
     assert claude_calls(tmp_path) == len(chunks) + 1        # only the unanswered call is asked again
     assert not set(answered) & set(later)
-    assert len(read_rows(tmp_path / "results" / "var-A1.jsonl")) == len(chunks)
+    assert len(read_lines(tmp_path / "results" / "var-A1.jsonl")) == len(chunks)
 
 
 def stored_keys(store: Path) -> list[str]:
@@ -220,7 +212,7 @@ def test_kill_9_of_the_driver_during_embedding_computes_only_the_unfinished_batc
     kept = stored_keys(store)
 
     resume(config, *args, env={})
-    rows = [r for v in ("T1", "X1") for r in read_rows(tmp_path / "results" / f"var-{v}.jsonl")]
+    rows = [r for v in ("T1", "X1") for r in read_lines(tmp_path / "results" / f"var-{v}.jsonl")]
     final = stored_keys(store)
     assert 0 < len(kept) < len({r["text"] for r in rows})
     assert len(final) == len(set(final)) == len({r["text"] for r in rows})   # none computed twice

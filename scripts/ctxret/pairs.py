@@ -15,7 +15,7 @@ import numpy as np
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import group_members, question_outcomes
-from .questions import cluster_of, content_sha256, load_question_sets
+from .questions import cluster_of, fingerprint
 from .runs import read_run
 from .stats import (cluster_bootstrap_diff, holm, min_detectable_diff, paired_counts,
                     questions_needed, sign_test)
@@ -91,12 +91,10 @@ def question_files(sets: dict[str, str], recorded: dict[str, dict]) -> list[dict
     out = []
     for name, path in sets.items():
         sha = recorded.get(name, {}).get("content_sha256")
-        try:
-            now = content_sha256(load_question_sets({name: path}), name)
-            mtime = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(timespec="seconds")
-        except InputError:  # gone or no longer valid: certainly not the same
-            now, mtime = None, "-"
-        out.append({"set": name, "path": path, "sha256": sha, "mtime": mtime, "unchanged": sha == now})
+        mtime = (datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(timespec="seconds")
+                 if os.path.isfile(path) else "-")
+        out.append({"set": name, "path": path, "sha256": sha, "mtime": mtime,
+                    "unchanged": sha == fingerprint({name: path})[name]})
     return out
 
 

@@ -79,8 +79,8 @@ def run(input, output, params, **_) -> None:
     results = check(questions, read_jsonl(input.docs), read_jsonl(input.chunks), list(params.gap_sets))
     for line in summary_lines(questions, results, list(params.gap_sets)):
         print(line)
-    files = {q["set"]: {"path": q["file"], "content_sha256": content_sha256(questions, q["set"])}
-             for q in questions}
+    paths = {q["set"]: q["file"] for q in questions}
+    files = {s: {"path": path, "content_sha256": content_sha256(questions, s)} for s, path in paths.items()}
     bad = [q for q in questions if results[q["id"]]["status"] != "ok"]
     if bad and params.strict:
         raise InputError("questions without a single gold chunk:\n" + "\n".join(
