@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clean
+.PHONY: setup run test regress lint clean
 
 setup: $(VENV)/.installed
 
@@ -24,6 +24,10 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest tests
+
+# Every expected-score case in tests/regression (CI runs the cheap ones inside `make test`).
+regress: setup
+	$(BIN)/python tests/regression/regress.py
 
 lint: setup
 	$(BIN)/snakemake --lint

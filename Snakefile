@@ -4,9 +4,6 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
-
-
 include: "rules/common.smk"
 include: "rules/prep.smk"
 include: "rules/chunks.smk"

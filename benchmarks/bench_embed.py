@@ -23,8 +23,8 @@ import torch  # noqa: E402
 
 from ctxret.chunks import chunk_corpus  # noqa: E402
 from ctxret.embed import embed_texts  # noqa: E402
-from ctxret.prep import read_articles  # noqa: E402
-from ctxret.variants import t1_text  # noqa: E402
+from ctxret.importers.manifests import read_articles  # noqa: E402
+from ctxret.chunktext import t1_text  # noqa: E402
 
 BATCH = 32
 FORMULA = ("FLOPs = sum over texts of layers * (2*n*(4*h^2 + 2*h*i) + 4*n^2*h), n = the text's own "

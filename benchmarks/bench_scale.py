@@ -185,12 +185,12 @@ def write_questions(sets: dict[str, list[dict]], folder: Path) -> dict[str, str]
 
 
 def write_config(work: Path, question_paths: dict[str, str]) -> Path:
-    """Like tests/workflow.py's mini config; models stay the default config's e5 slot."""
+    """Like tests/workflow.py's mini config; models stay the default e5 slot."""
     config = {
         "results": str(work / "results"),
         "store": str(work / "store"),
-        "corpus": {"articles": str(work / "corpus" / "articles"), "slugs": str(work / "corpus" / "slugs.txt")},
-        "questions": {"sets": question_paths},
+        "corpus": {"path": str(work / "corpus" / "articles"), "slugs": str(work / "corpus" / "slugs.txt")},
+        "questions": {"sets": question_paths, "groups": {"HP": ["H", "P"], "G": ["G"]}, "gap_sets": ["G"]},
         "contexts": {"free": True, "llm": {"backend": ""}},
         "pairs": {"resamples": 10000},
     }

@@ -6,6 +6,7 @@ rule chunks:
     log:
         f"{R}/logs/chunks.log",
     params:
+        chunker=CHUNKER,
         max_chars=config["chunking"]["max_chars"],
     conda:
         "../envs/data.yaml"

@@ -1,32 +1,45 @@
+from functools import cache
 from pathlib import Path
 
-import json
 import sys
 
-import yaml
-from snakemake.utils import validate
-
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
-from ctxret import prep  # noqa: E402 (the package lives under scripts/)
+from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
+from ctxret.errors import InputError  # noqa: E402
+from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.questions import fingerprint  # noqa: E402
+from ctxret.settings import complete  # noqa: E402
 
-validate(config, schema="../config/schema.yaml")
+
+# The demo experiment when no --configfile is given; a user's file stands alone (only the
+# schema's defaults fill it in, nothing of the demo's).
+DEMO_CONFIG = Path(workflow.basedir) / "config" / "config.yaml"
+if not workflow.overwrite_configfiles:
+    workflow.configfile(str(DEMO_CONFIG))
+try:
+    _completed = complete(config, ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml")
+except InputError as e:
+    sys.exit(f"error: {e}")
+config.clear()
+config.update(_completed)
 
 
 R = config["results"]
 STORE = config["store"]
-QUESTION_FILES = list(config["questions"]["sets"].values())
+CORPUS = config["corpus"]
+LANGUAGE = CORPUS["language"]
+CHUNKER = config["chunking"]["chunker"] or ("given" if CORPUS["format"] == "chunked" else "paragraph")
+EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
+BM25 = {**config["bm25"], "tokenizer": config["bm25"]["tokenizer"] or language.bm25_tokenizer(LANGUAGE)}
+QUESTION_SETS = config["questions"]["sets"]
+QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
+GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
+MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
 
 
-def _model_defaults():
-    with open(Path(workflow.basedir) / "config" / "schema.yaml") as f:
-        schema = yaml.safe_load(f)
-    props = schema["properties"]["models"]["additionalProperties"]["properties"]
-    return {k: v["default"] for k, v in props.items() if "default" in v}
-
-
-MODELS = {name: {**_model_defaults(), **slot} for name, slot in config["models"].items()}
+MODELS = config["models"]  # slots with their defaults (settings.complete)
+DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
 
 
 FREE_CONTEXT = {"backend": "heuristic"}  # X1: title, section and the chunk's first sentence
@@ -48,43 +61,47 @@ if "A1" not in CONTEXT_VARIANTS:
     print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
 
 
+@cache
 def kept_slugs():
-    """The documents prep keeps: the frozen slug list, or (first run) the manifests' own."""
-    slugs = Path(config["corpus"]["slugs"])
-    if slugs.exists():
-        return prep.read_slugs(slugs)
-    metas = [json.loads(path.read_text(encoding="utf-8")) for path in article_files("*.json")]
-    return [m.get("slug") for m in metas if not prep.excluded(m.get("tags", []), config["corpus"]["exclude_tags"])]
+    """The documents prep keeps (prep's own selection), read once when first needed."""
+    return prep.kept_slugs(CORPUS)
 
 
 def context_files(variant):
     return [f"{R}/ctx/{variant}/docs/{slug}.jsonl" for slug in kept_slugs()]
 
 
+def _primaries():
+    """pairs.primary, `group: ""` meaning the main group."""
+    specs = config["pairs"]["primary"]
+    for i, spec in enumerate(specs):
+        if not DENSE and "{dense}" in spec["a"] + spec["b"]:
+            raise InputError(f"config pairs.primary[{i}]: {{dense}} needs a dense model, and models is "
+                             f"empty; declare primaries such as {{a: 'bm25:T0', b: 'bm25:T1'}}")
+    return [{**spec, "group": spec["group"] or MAIN_GROUP} for spec in specs]
+
+
 def _check_config():
     for name, slot in MODELS.items():
         unknown = [v for v in slot["variants"] if v not in [*VARIANTS, "X1", "A1"]]
         if unknown:
-            raise ValueError(f"config models.{name}.variants: {unknown} not among variants {VARIANTS}")
+            raise InputError(f"config models.{name}.variants: {unknown} not among variants {VARIANTS}")
     for name in MODELS:
         if f"h{name}" in MODELS:
-            raise ValueError(f"config models: {name!r} and 'h{name}' collide (hybrid names)")
-    for group, sets in config["questions"]["groups"].items():
-        unknown = [s for s in sets if s not in config["questions"]["sets"]]
+            raise InputError(f"config models: {name!r} and 'h{name}' collide (hybrid names)")
+    for group, sets in GROUPS.items():
+        unknown = [s for s in sets if s not in QUESTION_SETS]
         if unknown:
-            raise ValueError(f"config questions.groups.{group}: unknown sets {unknown}")
+            raise InputError(f"config questions.groups.{group}: unknown sets {unknown}")
 
 
-_check_config()
+try:
+    _check_config()
+    PRIMARY = _primaries()
+except InputError as e:
+    sys.exit(f"error: {e}")
 for _slot in MODELS.values():
     _slot["variants"] = [v for v in _slot["variants"] if v in VARIANTS]
-
-
-def article_files(pattern):
-    found = sorted(Path(config["corpus"]["articles"]).glob(pattern))
-    if pattern == "*.json" and not found:
-        raise ValueError(f"config corpus.articles: no manifests (*.json) in {config['corpus']['articles']}")
-    return found
 
 
 def model_settings(name):
@@ -156,7 +173,8 @@ def final_outputs():
 
 
 def intermediate_outputs():
-    out = [f"{R}/docs-all.jsonl", f"{R}/docs.jsonl", f"{R}/chunks.jsonl", QUESTIONS, f"{R}/gold.json"]
+    out = [f"{R}/docs-all.jsonl", f"{R}/docs.jsonl", f"{R}/chunks.jsonl", QUESTIONS, f"{R}/question-sets.json",
+           f"{R}/gold.json"]
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
     out += [f"{R}/emb/q-{m}.npy" for m in MODELS]
@@ -172,7 +190,7 @@ def intermediate_outputs():
 
 wildcard_constraints:
     variant="|".join(VARIANTS),
-    hybrid="|".join(h.replace(".", r"\.") for h in HYBRIDS),
+    hybrid="|".join(h.replace(".", r"\.") for h in HYBRIDS) or "(?!)",
     base="|".join(r.replace(".", r"\.") for r in reranked_bases()) or "(?!)",
     cvar="X1|A1",
-    model="|".join(MODELS),
+    model="|".join(MODELS) or "(?!)",

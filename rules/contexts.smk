@@ -14,7 +14,7 @@ rule contexts:
     params:
         variant="{cvar}",
         llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
-        extra_sentence=config["contexts"]["extra_sentence"],
+        extra_sentence=EXTRA_SENTENCE,
         store=STORE,
         attempts=config["contexts"]["attempts"],
         backoff_s=config["contexts"]["backoff_s"],
@@ -41,7 +41,7 @@ rule contexts_free:
     params:
         variant="X1",
         llm=FREE_CONTEXT,
-        extra_sentence=config["contexts"]["extra_sentence"],
+        extra_sentence=EXTRA_SENTENCE,
         store=STORE,
         attempts=1,
         backoff_s=0,
@@ -80,7 +80,7 @@ rule ctx_estimate:
         f"{R}/logs/ctx-estimate-{{cvar}}.log",
     params:
         llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
-        extra_sentence=config["contexts"]["extra_sentence"],
+        extra_sentence=EXTRA_SENTENCE,
         output_tokens=config["contexts"]["expected_output_tokens"],
     conda:
         "../envs/data.yaml"

@@ -11,7 +11,7 @@ rule index:
     params:
         variant="{variant}",
         models=lambda wc: models_for(wc.variant),
-        bm25=config["bm25"],
+        bm25=BM25,
         qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],

@@ -5,11 +5,13 @@ rule questions:
         [ancient(path) for path in QUESTION_FILES],
     output:
         questions=QUESTIONS,
+        sets=f"{R}/question-sets.json",
     log:
         f"{R}/logs/questions.log",
     params:
-        sets=config["questions"]["sets"],
-        content=fingerprint(config["questions"]["sets"]),
+        sets=QUESTION_SETS,
+        corpus=CORPUS,
+        content=fingerprint(QUESTION_SETS, CORPUS),
     conda:
         "../envs/data.yaml"
     script:

@@ -12,11 +12,11 @@ rule score:
         f"{R}/logs/score.log",
     params:
         conditions=CONDITIONS,
-        groups=config["questions"]["groups"],
+        groups=GROUPS,
         ks=config["score"]["ks"],
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
-        main_group=config["score"]["main_group"],
+        main_group=MAIN_GROUP,
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],
     conda:
@@ -28,6 +28,7 @@ rule score:
 rule pairs:
     input:
         gold=f"{R}/gold.json",
+        sets=f"{R}/question-sets.json",
         chunks=f"{R}/chunks.jsonl",
         runs=[run_file(r, v) for r, v in CONDITIONS],
     output:
@@ -38,13 +39,12 @@ rule pairs:
     params:
         conditions=CONDITIONS,
         comparisons=comparisons(),
-        primary=config["pairs"]["primary"],
-        dense=config["pairs"]["dense"] or next(iter(MODELS)),
+        primary=PRIMARY,
+        dense=DENSE,
         fallback_variant=config["pairs"]["fallback_variant"],
         alpha=config["pairs"]["alpha"],
         power=config["pairs"]["power"],
-        sets=config["questions"]["sets"],
-        groups=config["questions"]["groups"],
+        groups=GROUPS,
         ks=config["score"]["ks"],
         cluster_key=config["questions"]["cluster_key"],
         seed=config["pairs"]["seed"],

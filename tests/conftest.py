@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from ctxret import prep
+from ctxret.settings import complete
 
 FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"
 
@@ -45,13 +46,29 @@ def write_article(articles: Path, slug: str, body: str, *, title: str | None = N
     return manifest
 
 
+def settings(**sections) -> dict:
+    """A configuration with the schema's defaults filled in, as the workflow completes it (a
+    corpus and a question set are required; placeholders stand in when a test needs neither)."""
+    config = {"corpus": {"path": "unused"}, "questions": {"sets": {"Q": "unused.jsonl"}}, **sections}
+    return complete(config)
+
+
+def corpus_settings(path, **extra) -> dict:
+    """corpus: settings, defaults filled in, as rule prep passes them."""
+    return settings(corpus={"path": str(path), **extra})["corpus"]
+
+
+def question_sets(paths: dict) -> dict:
+    """questions.sets: settings of JSONL sets ({name: path}), defaults filled in."""
+    return settings(questions={"sets": {name: str(path) for name, path in paths.items()}})["questions"]["sets"]
+
+
 def prep_io(articles: Path, out: Path, exclude_tags=("RAG",)):
     """(input, output, params) for prep.run, as the Snakemake rule passes them."""
-    input = SimpleNamespace(manifests=sorted(articles.glob("*.json")),
-                            bodies=sorted(articles.glob("*.mdx")))
+    input = SimpleNamespace()
     output = SimpleNamespace(docs_all=str(out / "docs-all.jsonl"), docs=str(out / "docs.jsonl"))
-    params = SimpleNamespace(articles=str(articles), slugs=str(out / "slugs.txt"),
-                             exclude_tags=list(exclude_tags))
+    params = SimpleNamespace(corpus=corpus_settings(articles, slugs=str(out / "slugs.txt"),
+                                                    exclude_tags=list(exclude_tags)))
     return input, output, params
 
 

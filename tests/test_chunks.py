@@ -7,8 +7,8 @@ import pytest
 
 from conftest import read_lines, write_lines
 from ctxret import chunks, variants
-from ctxret.chunks import blocks, chunk_corpus, chunk_document
-from ctxret.variants import t0_text, t1_text
+from ctxret.chunks import chunk_corpus, chunk_document
+from ctxret.chunktext import blocks, t0_text, t1_text
 
 INTRO = "컨슈머 지연은 브로커에 쌓인 메시지와 컨슈머가 처리한 위치의 차이다. 지연이 커지면 주문 처리도 늦어진다."
 POLL_1 = "`max.poll.interval.ms`를 넘기도록 처리가 길어지면 컨슈머는 그룹에서 쫓겨나고 리밸런싱이 일어난다."
@@ -33,7 +33,7 @@ def run_chunks(tmp_path, docs, max_chars, name="chunks.jsonl"):
     docs_path = write_lines(tmp_path / "docs.jsonl", docs)
     out = tmp_path / name
     chunks.run(input=SimpleNamespace(docs=str(docs_path)), output=SimpleNamespace(chunks=str(out)),
-               params=SimpleNamespace(max_chars=max_chars))
+               params=SimpleNamespace(max_chars=max_chars, chunker="paragraph"))
     return out
 
 

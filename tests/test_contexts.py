@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from ctxret import prep
+from ctxret.importers.manifests import read_articles
 from ctxret.chunks import chunk_corpus
 from ctxret.contexts import ContextStore, document_contexts
 from ctxret.ctxreport import context_lengths, hangul_share
@@ -28,7 +28,7 @@ PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="ut
 
 def demo_corpus(limit=None):
     manifests = sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))
-    docs = [d for d in prep.read_articles(manifests) if "RAG" not in d["tags"]][:limit]
+    docs = [d for d in read_articles(manifests) if "RAG" not in d["tags"]][:limit]
     return docs, chunk_corpus(docs, 800)
 
 

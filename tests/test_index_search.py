@@ -3,9 +3,9 @@ import socket
 
 import numpy as np
 import pytest
-import yaml
 from qdrant_client import QdrantClient
 
+from conftest import settings
 from ctxret.errors import InputError
 from ctxret.fusion import rrf
 from ctxret.index import build_collection, build_embedded
@@ -67,7 +67,7 @@ def test_a_server_that_does_not_answer_is_one_clear_error():
 
 @pytest.fixture(scope="module")
 def presets():
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["fusion"]["presets"]
+    return settings()["fusion"]["presets"]
 
 
 def fused(preset, lists):

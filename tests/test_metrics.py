@@ -10,9 +10,11 @@ def test_hit_and_failure_at_k():
     assert hit_at(RANKED, {"c6", "c1"}, 1)
 
 
-def test_recall_counts_each_gold_chunk():
-    assert recall_at(RANKED, {"c1", "c6"}, 5) == 0.5
-    assert recall_at(RANKED, {"c1", "c6"}, 6) == 1.0
+def test_recall_counts_each_gold_unit_once_whichever_of_its_chunks_is_found():
+    assert recall_at(RANKED, [{"c1"}, {"c6"}], 5) == 0.5
+    assert recall_at(RANKED, [{"c1"}, {"c6"}], 6) == 1.0
+    assert recall_at(RANKED, [{"c6", "c2"}, {"x"}], 5) == 0.5   # a passage held by c2 and c6
+    assert recall_at(RANKED, [{"c1", "c2", "c3"}], 2) == 1.0    # a document of three chunks
 
 
 def test_reciprocal_rank_and_gold_rank():
@@ -22,6 +24,7 @@ def test_reciprocal_rank_and_gold_rank():
     assert gold_rank(RANKED, {"x"}) is None
 
 
-def test_document_hit():
-    assert doc_hit_at(["a", "b", "c"], "b", 2)
-    assert not doc_hit_at(["a", "b", "c"], "c", 2)
+def test_document_hit_counts_any_gold_document():
+    assert doc_hit_at(["a", "b", "c"], {"b"}, 2)
+    assert not doc_hit_at(["a", "b", "c"], {"c"}, 2)
+    assert doc_hit_at(["a", "b", "c"], {"c", "a"}, 1)

@@ -1,6 +1,8 @@
 """pairs: the declared rule, the fallback, the verdicts, the secondary family and the flip lists."""
+import hashlib
 import json
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,10 +26,10 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
     out = data.tmp / "out"
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
     params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=primary, dense="e5",
-                             fallback_variant="X1", alpha=0.05, power=0.8, sets=data.sets, groups=GROUPS,
+                             fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
                              ks=[5, 20], cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
-    pairs.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs,
-                                    questions=list(data.sets.values())), output=output, params=params)
+    pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs),
+              output=output, params=params)
     return json.loads(Path(output.json).read_text()), Path(output.md).read_text()
 
 
@@ -69,16 +71,11 @@ def test_a_clear_improvement_holds_and_the_report_shows_the_rule_first(tmp_path)
                                                                            gold["h01"]["gold_chunks"], 8, 1)
     # the rule, the fallback and the question files' hashes come before any result
     assert md.index("Decision rule") < md.index("use X1 in place of A1") < md.index("Question files")
-    for s in data.sets.values():
-        assert md.index(gold_sha(data, s)) < md.index("## Primary comparison 1")
+    for record in json.loads(Path(data.records).read_text()).values():
+        assert md.index(record["content_sha256"]) < md.index("## Primary comparison 1")
     assert "**holds**" in md and f"| h01 | h01 질문? | {gold['h01']['gold_chunks'][0]} (" in md
     # power: with 16 discordant of 20 a difference of 0.8 needs only a handful of questions
     assert first["power"]["discordant"] == 16 and first["power"]["questions_needed"] <= 20
-
-
-def gold_sha(data, path):
-    files = json.loads(Path(data.gold).read_text())["files"]
-    return next(f["content_sha256"] for f in files.values() if f["path"] == path)
 
 
 def test_the_secondary_family_is_holm_adjusted_and_has_no_verdict(tmp_path):
@@ -120,15 +117,17 @@ def test_a_reversal_is_called_the_other_way(tmp_path):
     assert re.search(r"\| 1 \| not in top 20 \|$", row)
 
 
-def test_the_question_files_table_tells_a_reformat_from_an_edit(tmp_path):
+def test_the_question_files_table_shows_what_the_questions_stage_read(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": {q: 1 for q in ALL}, "e5:X1": {q: 2 for q in ALL}})
-    h = Path(data.sets["H"])
-    rows = [json.loads(line) for line in h.read_text(encoding="utf-8").splitlines()]
-    h.write_text("".join(json.dumps(r, ensure_ascii=True, sort_keys=True) + "\n\n" for r in rows), encoding="utf-8")
+    read = {s: (hashlib.sha256(Path(p).read_bytes()).hexdigest(), Path(p).stat().st_mtime) for s, p in data.sets.items()}
+    for path in data.sets.values():  # pairs reads what the questions stage recorded, never the files
+        Path(path).unlink()
     result, md = run_pairs(data, primary=PRIMARY[:1])
-    assert all(f["unchanged"] for f in result["question_files"])
-    rows[0]["question"] += " (고침)"
-    h.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    result, md = run_pairs(data, primary=PRIMARY[:1])
-    assert {f["set"]: f["unchanged"] for f in result["question_files"]} == {"H": False, "P": True, "G": True}
-    assert md.count("CHANGED since qcheck") == 1
+    rows = {f["set"]: f for f in result["question_files"]}
+    assert set(rows) == {"H", "P", "G"}
+    for name, (sha, mtime) in read.items():
+        (source,) = rows[name]["files"]
+        assert source["sha256"] == sha and source["path"] == data.sets[name]
+        assert source["mtime"] == datetime.fromtimestamp(mtime, timezone.utc).isoformat(timespec="seconds")
+        assert rows[name]["kinds"] == {"passage": len(SETS[name])}
+        assert f"| {name} | passage {len(SETS[name])} | {data.sets[name]} | {rows[name]['content_sha256']} | {sha} |" in md

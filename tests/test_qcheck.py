@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import read_lines, write_lines
+from conftest import question_sets, read_lines, write_lines
 from ctxret import chunks, qcheck, questions
 from ctxret.errors import InputError
 from ctxret.questions import load_question_sets
@@ -47,13 +47,14 @@ def stage(tmp_path):
     docs = write_lines(tmp_path / "docs.jsonl", DOCS)
     chunk_path = tmp_path / "chunks.jsonl"
     chunks.run(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(chunk_path)),
-               params=SimpleNamespace(max_chars=1000))
+               params=SimpleNamespace(max_chars=1000, chunker="paragraph"))
     sets = {name: str(write_lines(tmp_path / "questions" / f"questions-{name.lower()}.jsonl", rows))
             for name, rows in (("H", H), ("P", P), ("G", G))}
     gold, canonical = tmp_path / "gold.json", tmp_path / "questions.jsonl"
+    records = tmp_path / "question-sets.json"
 
     def run(strict, sets=sets):
-        normalise(canonical, sets)
+        normalise(canonical, sets, records)
         qcheck.run(input=SimpleNamespace(docs=str(docs), chunks=str(chunk_path), questions=str(canonical)),
                    output=SimpleNamespace(gold=str(gold)), params=SimpleNamespace(gap_sets=["G"], strict=strict))
         return json.loads(gold.read_text(encoding="utf-8"))
@@ -63,13 +64,18 @@ def stage(tmp_path):
         (cid,) = [c["chunk_id"] for c in read_lines(chunk_path) if fragment in c["text"]]
         return cid
 
-    return SimpleNamespace(run=run, sets=sets, gold=gold, canonical=canonical, chunk_id=chunk_id)
+    return SimpleNamespace(run=run, sets=sets, gold=gold, canonical=canonical, records=records,
+                           chunk_id=chunk_id)
 
 
-def normalise(canonical, sets):
-    """The `questions` stage: every set into one canonical file."""
-    questions.run(input=SimpleNamespace(), output=SimpleNamespace(questions=str(canonical)),
-                  params=SimpleNamespace(sets=sets))
+def normalise(canonical, sets, records):
+    """The `questions` stage: every set into one canonical file, and what it read."""
+    questions.run(input=SimpleNamespace(), output=SimpleNamespace(questions=str(canonical), sets=str(records)),
+                  params=SimpleNamespace(sets=question_sets(sets), corpus={}))
+
+
+def load(paths: dict) -> list[dict]:
+    return load_question_sets(question_sets(paths))[0]
 
 
 def test_strict_mode_lists_every_problem_by_file_line_and_id_and_writes_no_gold(stage):
@@ -97,18 +103,22 @@ def test_non_strict_mode_writes_gold_with_every_status(stage):
     assert found["h03"]["gold_chunks"] == [] and found["p02"]["gold_chunks"] == []
     assert found["h01"]["set"] == "H" and found["h01"]["gold_slug"] == "kafka-lag"
     lines = stage.canonical.read_text(encoding="utf-8").splitlines(keepends=True)
+    records = json.loads(stage.records.read_text(encoding="utf-8"))
     for name, path in stage.sets.items():
         own = "".join(line for line in lines if json.loads(line)["set"] == name).encode("utf-8")
-        assert gold["files"][name] == {"path": path, "content_sha256": hashlib.sha256(own).hexdigest()}
+        assert records[name]["content_sha256"] == hashlib.sha256(own).hexdigest()
+        assert records[name]["kinds"] == {"passage": 3 if name != "G" else 4}
+        assert [f["path"] for f in records[name]["files"]] == [path]
+        assert records[name]["files"][0]["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def test_the_summary_names_questions_with_several_gold_chunks_and_boundary_problems(stage, capsys):
     stage.run(strict=False)
     out = capsys.readouterr().out
-    h_line = next(line for line in out.splitlines() if line.startswith("H 3:"))
+    h_line = next(line for line in out.splitlines() if line.startswith("H 3 (passage gold):"))
     assert "several gold chunks 1 ['h02']" in h_line
     assert "across a chunk boundary 1 ['h03']" in h_line
-    p_line = next(line for line in out.splitlines() if line.startswith("P 3:"))
+    p_line = next(line for line in out.splitlines() if line.startswith("P 3 (passage gold):"))
     assert "gold document missing 1" in p_line and "passage missing 1" in p_line
 
 
@@ -132,7 +142,7 @@ def test_a_question_id_repeated_in_another_set_names_both_places(tmp_path, stage
     h = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), q("h02", "나")])
     p = write_lines(tmp_path / "p.jsonl", [q("p01", "다"), q("p02", "라"), q("h02", "마")])
     with pytest.raises(InputError) as e:
-        load_question_sets({"H": str(h), "P": str(p)})
+        load({"H": str(h), "P": str(p)})
     assert str(e.value).startswith(f"{p}:3: duplicate question id 'h02'")
     assert f"{h}:2" in str(e.value)
     # the stage reports it the same way, before writing anything
@@ -148,18 +158,20 @@ def test_a_missing_or_empty_required_field_names_file_and_line(tmp_path, field):
     empty = dict(q("h03", "다"), **{field: "  "})
     path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), broken])
     with pytest.raises(InputError) as e:
-        load_question_sets({"H": str(path)})
-    assert str(e.value) == f"{path}:2: field '{field}' is missing or empty"
+        load({"H": str(path)})
+    missing = ("give exactly one of gold_passage, gold_chunks, gold_docs (none given)" if field == "gold_passage"
+               else f"field '{field}' is missing or empty")
+    assert str(e.value) == f"{path}:2: {missing}"
     path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), "", empty])
     with pytest.raises(InputError) as e:
-        load_question_sets({"H": str(path)})
+        load({"H": str(path)})
     assert str(e.value) == f"{path}:3: field '{field}' is missing or empty"
 
 
 def test_a_malformed_question_line_names_file_and_line(tmp_path, stage):
     path = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), '{"id": "h02", "question": "닫히지 않은 줄"'])
     with pytest.raises(InputError) as e:
-        load_question_sets({"H": str(path)})
+        load({"H": str(path)})
     assert str(e.value).startswith(f"{path}:2: malformed JSON")
     with pytest.raises(InputError, match=re.escape(f"{path}:2: malformed JSON")):
         stage.run(strict=True, sets={"H": str(path)})
@@ -168,21 +180,21 @@ def test_a_malformed_question_line_names_file_and_line(tmp_path, stage):
 def test_key_terms_must_be_a_list_of_strings(tmp_path):
     path = write_lines(tmp_path / "g.jsonl", [q("g01", "가", key_terms="max.poll.records")])
     with pytest.raises(InputError) as e:
-        load_question_sets({"G": str(path)})
-    assert str(e.value) == f"{path}:1: 'key_terms' must be a list of non-empty strings"
+        load({"G": str(path)})
+    assert str(e.value) == f"{path}:1: field 'key_terms' must be a list of non-empty strings"
 
 
 def test_questions_keep_set_file_and_line(tmp_path):
     h = write_lines(tmp_path / "h.jsonl", [q("h01", "가"), "", q("h02", "나")])
     g = write_lines(tmp_path / "g.jsonl", [q("g01", "다", key_terms=["키"])])
-    loaded = load_question_sets({"H": str(h), "G": str(g)})
+    loaded = load({"H": str(h), "G": str(g)})
     assert [(x["id"], x["set"], x["file"], x["line"]) for x in loaded] == [
         ("h01", "H", str(h), 1), ("h02", "H", str(h), 3), ("g01", "G", str(g), 1)]
     assert loaded[0]["key_terms"] == [] and loaded[2]["key_terms"] == ["키"]
 
 
 def test_a_reformatted_file_gives_the_same_canonical_bytes_and_an_edit_does_not(stage, tmp_path):
-    normalise(stage.canonical, stage.sets)
+    normalise(stage.canonical, stage.sets, stage.records)
     before = stage.canonical.read_bytes()
     h = Path(stage.sets["H"])
     rows = read_lines(h)
@@ -190,11 +202,11 @@ def test_a_reformatted_file_gives_the_same_canonical_bytes_and_an_edit_does_not(
     with open(h, "w", encoding="utf-8") as f:
         f.write("\n".join(json.dumps(dict(reversed(r.items())), ensure_ascii=True, separators=(" , ", " : "))
                           for r in rows) + "\n\n\n")
-    normalise(stage.canonical, stage.sets)
+    normalise(stage.canonical, stage.sets, stage.records)
     assert stage.canonical.read_bytes() == before
     rows[1]["question"] = "h02에 대한 질문을 고쳤다"
     write_lines(h, rows)
-    normalise(stage.canonical, stage.sets)
+    normalise(stage.canonical, stage.sets, stage.records)
     old, new = (by_id(text) for text in (before.decode("utf-8"), stage.canonical.read_text(encoding="utf-8")))
     assert [qid for qid in new if new[qid] != old[qid]] == ["h02"]
 

@@ -8,6 +8,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import question_sets
 from ctxret.questions import content_sha256, load_question_sets
 from ctxret.texts import TEXTS
 from workflow import ROOT, mini_config, snakemake
@@ -55,10 +56,12 @@ def test_the_report_is_one_html_with_the_plots_and_the_verdicts(reported):
 def test_pairs_md_states_the_rule_and_the_hashes_before_the_numbers(reported):
     md = (reported / "results" / "pairs.md").read_text(encoding="utf-8")
     first_result = md.index("## 주 비교 1")
-    files = json.loads((reported / "results" / "gold.json").read_text())["files"]
-    assert len(files) == 3
-    for name, f in files.items():
-        assert md.index(content_sha256(load_question_sets({name: f["path"]}), name)) < first_result
+    records = json.loads((reported / "results" / "question-sets.json").read_text())
+    assert len(records) == 3
+    for name, record in records.items():
+        (source,) = record["files"]
+        content = content_sha256(load_question_sets(question_sets({name: source["path"]}))[0], name)
+        assert md.index(content) < first_result and md.index(source["sha256"]) < first_result
     assert md.index("판정 규칙") < first_result and "Holm" in md[:first_result]
 
 

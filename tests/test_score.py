@@ -9,10 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 from ir_measures import RR, R, Success
 
-from conftest import write_lines
-from ctxret import score
+from conftest import question_sets, write_lines
+from ctxret import questions, score
 from ctxret.errors import InputError
-from ctxret.questions import content_sha256, load_question_sets
 from ctxret.runs import write_run
 
 SETS = {"H": [f"h{i:02d}" for i in range(1, 13)], "P": [f"p{i:02d}" for i in range(1, 9)],
@@ -30,17 +29,19 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
     chunks = [{"chunk_id": f"{i:05d}", "slug": f"doc{i // 8}", "title": f"문서 {i // 8}",
                "section": f"절 {i % 8}" if i % 8 else "", "text": f"청크 {i} 본문"} for i in range(64)]
     write_lines(tmp / "chunks.jsonl", chunks)
-    gold, files = {}, {}
+    gold, paths = {}, {}
     for s, qids in SETS.items():
-        path = write_lines(tmp / f"questions-{s}.jsonl", [
-            {"id": q, "question": f"{q} 질문?", "gold_slug": "doc0", "gold_passage": "본문"} for q in qids])
-        files[s] = {"path": str(path), "content_sha256": content_sha256(load_question_sets({s: str(path)}), s)}
+        paths[s] = str(write_lines(tmp / f"questions-{s}.jsonl", [
+            {"id": q, "question": f"{q} 질문?", "gold_slug": "doc0", "gold_passage": "본문"} for q in qids]))
         for j, q in enumerate(qids):
             first = (7 * j + len(s)) % 60
-            size = (gold_sizes or {}).get(q, 1)
+            ids = [chunks[first + i]["chunk_id"] for i in range(((gold_sizes or {}).get(q, 1)))]
             gold[q] = {"set": s, "question": f"{q} 질문?", "gold_slug": chunks[first]["slug"], "status": "ok",
-                       "gold_chunks": [chunks[first + i]["chunk_id"] for i in range(size)]}
-    (tmp / "gold.json").write_text(json.dumps({"files": files, "questions": gold}, ensure_ascii=False))
+                       "kind": "chunk", "units": [{"id": c, "chunks": [c], "grade": 1} for c in ids],
+                       "gold_chunks": ids, "gold_slugs": [chunks[first]["slug"]]}
+    (tmp / "gold.json").write_text(json.dumps({"questions": gold}, ensure_ascii=False))
+    questions.run(input=SimpleNamespace(), params=SimpleNamespace(sets=question_sets(paths), corpus={}),
+                  output=SimpleNamespace(questions=str(tmp / "questions.jsonl"), sets=str(tmp / "question-sets.json")))
     runs = []
     for cond, by_q in ranks.items():
         results = {}
@@ -55,7 +56,8 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
         runs.append(str(tmp / "runs" / f"{retriever}-{variant}.jsonl"))
         write_run(runs[-1], runs[-1].replace(".jsonl", ".trec"), cond, results)
     return SimpleNamespace(tmp=tmp, gold=str(tmp / "gold.json"), chunks=str(tmp / "chunks.jsonl"), runs=runs,
-                           conditions=[tuple(c.split(":")) for c in ranks], sets={s: f["path"] for s, f in files.items()})
+                           conditions=[tuple(c.split(":")) for c in ranks], sets=paths,
+                           records=str(tmp / "question-sets.json"))
 
 
 def random_ranks(qids, seed, miss=0.3):

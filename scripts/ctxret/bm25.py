@@ -1,8 +1,10 @@
-"""BM25 over Kiwi morphemes, identifiers kept whole, as sparse vectors for Qdrant.
+"""BM25 over Kiwi morphemes (Korean) or Unicode words (other languages, code), identifiers kept
+whole, as sparse vectors for Qdrant.
 
 Config keys, error codes and dotted/hyphenated/underscored names (`max.poll.interval.ms`,
-`Idempotency-Key`, `ERR_CONNECTION_RESET`) are handed to Kiwi as pretokenized spans, so each
-is one token while the particles around them are still analysed. bm25s scores; a document's
+`Idempotency-Key`, `ERR_CONNECTION_RESET`) are one token each: Kiwi gets them as pretokenized
+spans, so the particles around them are still analysed; the simple tokenizer matches them
+before plain words (`\\w+`). bm25s scores; a document's
 sparse vector holds its per-term BM25 weights and a query's holds its term counts, so their
 dot product is exactly bm25s's score.
 """
@@ -14,6 +16,38 @@ from collections import Counter
 import numpy as np
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
+SIMPLE_TOKEN = re.compile(IDENTIFIER.pattern + r"|\w+")
+
+
+def make_tokenizer(settings: dict, threads: int = 1):
+    """The tokenizer `settings` name (bm25.tokenizer, resolved from corpus.language)."""
+    if settings["tokenizer"] == "simple":
+        return SimpleTokenizer(bool(settings["lowercase"]))
+    return KiwiTokenizer(list(settings["pos"]), bool(settings["lowercase"]), threads)
+
+
+def tokenizer_from(description: dict):
+    """The tokenizer an index was built with (its `describe()`), for its queries."""
+    if description.get("kind") == "simple":
+        return SimpleTokenizer(description["lowercase"])
+    return KiwiTokenizer(description["pos"], description["lowercase"])
+
+
+class SimpleTokenizer:
+    """Unicode words and whole identifiers, lowercased on request: cheap, so never cached."""
+
+    def __init__(self, lowercase: bool):
+        self.lowercase = lowercase
+
+    def many(self, texts: list[str]) -> list[list[str]]:
+        out = [SIMPLE_TOKEN.findall(t) for t in texts]
+        return [[w.lower() for w in words] for words in out] if self.lowercase else out
+
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
+        return self.many(texts), len(texts)
+
+    def describe(self) -> dict:
+        return {"kind": "simple", "lowercase": self.lowercase}
 
 
 class KiwiTokenizer:

@@ -1,69 +1,28 @@
-"""chunks: paragraphs packed up to a size limit, never across a `## ` section.
+"""chunks: a document body cut into chunks, each an exact character span of it.
 
-A chunk is a slice of its document body (exact character span). A paragraph is split only
-when it alone exceeds the limit, at sentence ends (hard cut for a sentence still too long).
-Fenced code blocks count as one paragraph, and `## ` inside them is not a heading.
+Chunkers: `paragraph` packs paragraphs up to a size limit, never across a `## ` section; a
+paragraph is split only when it alone exceeds the limit, at sentence ends (hard cut for a
+sentence still too long). Fenced code blocks count as one paragraph, and `## ` inside them is
+not a heading. `given` keeps the corpus's own chunks (a document's units), one chunk each.
+
+When a document has units (paragraphs of an imported data set, given chunks), every chunk
+names the units it covers (`units`) and its representative unit (`unit`): the one covering
+most of its characters, the earlier one on a tie.
 """
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass
 
+from .chunktext import Block, blocks, sentence_spans, t0_text, t1_text
+from .errors import InputError
 from .fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
-from .variants import t0_text, t1_text
-
-SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n")
-
-
-@dataclass(frozen=True)
-class Block:
-    start: int
-    end: int
-    heading: str | None  # the section title when this block is a `## ` line
-
-
-def blocks(body: str) -> list[Block]:
-    """Paragraph spans of `body`: blank-line separated, a `## ` line on its own, fences whole."""
-    out: list[Block] = []
-    start: int | None = None
-    in_fence = False
-    pos = 0
-    for line in body.splitlines(keepends=True):
-        stripped = line.strip()
-        is_heading = not in_fence and line.startswith("## ")
-        if stripped.startswith("```"):
-            in_fence = not in_fence
-        if (not stripped and not in_fence) or is_heading:
-            if start is not None:
-                out.append(_block(body, start, pos))
-                start = None
-        if is_heading:
-            out.append(_block(body, pos, pos + len(line)))
-        elif stripped or in_fence:
-            start = pos if start is None else start
-        pos += len(line)
-    if start is not None:
-        out.append(_block(body, start, pos))
-    return out
-
-
-def _block(body: str, start: int, end: int) -> Block:
-    text = body[start:end]
-    end = start + len(text.rstrip())
-    heading = text[3:].strip() if text.startswith("## ") and "\n" not in text.strip() else None
-    return Block(start, end, heading)
 
 
 def split_long(body: str, block: Block, max_chars: int) -> list[tuple[int, int]]:
     """Spans of pieces of one over-long paragraph, cut at sentence ends where possible."""
     pieces: list[tuple[int, int]] = []
-    cuts = [block.start]
-    for m in SENTENCE_END.finditer(body, block.start, block.end):
-        cuts.append(m.end())
-    cuts.append(block.end)
-    sentences = [(a, a + len(body[a:b].rstrip())) for a, b in zip(cuts, cuts[1:]) if body[a:b].strip()]
+    sentences = sentence_spans(body, block.start, block.end)
     cur_start = cur_end = None
     for a, b in sentences:
         while b - a > max_chars:  # a sentence longer than the limit: hard cut
@@ -114,30 +73,60 @@ def chunk_document(body: str, max_chars: int) -> list[dict]:
     return chunks
 
 
-def chunk_corpus(docs: list[dict], max_chars: int) -> list[dict]:
+def given_chunks(doc: dict) -> list[dict]:
+    """One chunk per unit of the document (the corpus's own chunks)."""
+    if "units" not in doc:
+        raise InputError(f"document {doc['slug']!r} has no chunks of its own; the chunker 'given' "
+                         f"needs corpus.format chunked")
+    return [{"section": u.get("section", ""), "start": u["start"], "end": u["end"]} for u in doc["units"]]
+
+
+def covered_units(units: list[dict], start: int, end: int) -> tuple[str, list[str]]:
+    """(representative unit id, ids of every unit overlapping [start, end)): the representative
+    covers most characters of the span; on a tie the earlier unit wins."""
+    overlap = [(min(end, u["end"]) - max(start, u["start"]), u["id"]) for u in units]
+    overlap = [(n, uid) for n, uid in overlap if n > 0]
+    best = max(overlap, key=lambda o: o[0])  # max() keeps the first of equals
+    return best[1], [uid for _, uid in overlap]
+
+
+def long_paragraphs(body: str, max_chars: int) -> int:
+    """How many paragraphs of `body` exceed max_chars (each is split at sentence ends)."""
+    return sum(1 for b in blocks(body) if b.heading is None and b.end - b.start > max_chars)
+
+
+def chunk_corpus(docs: list[dict], max_chars: int, chunker: str = "paragraph") -> list[dict]:
     """Chunks of every document, numbered in order; ids are stable for a given docs.jsonl."""
-    spans = [(doc, span) for doc in docs for span in chunk_document(doc["body"], max_chars)]
+    cut = given_chunks if chunker == "given" else lambda doc: chunk_document(doc["body"], max_chars)
+    spans = [(doc, span) for doc in docs for span in cut(doc)]
     width = max(5, len(str(len(spans) - 1)))
     out = []
     for i, (doc, span) in enumerate(spans):
         text = doc["body"][span["start"]:span["end"]]
-        out.append({"chunk_id": f"{i:0{width}d}", "slug": doc["slug"], "title": doc["title"],
-                    "section": span["section"], "start": span["start"], "end": span["end"],
-                    "text": text, "key": sha256_text(doc["slug"] + "\n" + text)})
+        row = {"chunk_id": f"{i:0{width}d}", "slug": doc["slug"], "title": doc["title"],
+               "section": span["section"], "start": span["start"], "end": span["end"],
+               "text": text, "key": sha256_text(doc["slug"] + "\n" + text)}
+        if "units" in doc:
+            row["unit"], row["units"] = covered_units(doc["units"], span["start"], span["end"])
+        out.append(row)
     return out
 
 
 def run(input, output, params, **_) -> None:
     docs = read_jsonl(input.docs)
-    chunks = chunk_corpus(docs, int(params.max_chars))
+    chunks = chunk_corpus(docs, int(params.max_chars), params.chunker)
     write_jsonl(output.chunks, chunks)
     counts = Counter(c["slug"] for c in chunks)
     per_doc = [counts[d["slug"]] for d in docs]
     t1 = [len(t1_text(c)) for c in chunks]
     t0 = [len(t0_text(c)) for c in chunks]
-    print(f"documents {len(docs)}, chunks {len(chunks)}, T1 mean {statistics.mean(t1):.0f} chars, "
-          f"T0 mean {statistics.mean(t0):.0f} chars")
+    print(f"chunker {params.chunker}: documents {len(docs)}, chunks {len(chunks)}, "
+          f"T1 mean {statistics.mean(t1):.0f} chars, T0 mean {statistics.mean(t0):.0f} chars")
     print(f"chunks per document min {min(per_doc)}, median {statistics.median(per_doc):g}, "
           f"max {max(per_doc)}")
+    if params.chunker == "paragraph":
+        long = {d["slug"]: long_paragraphs(d["body"], int(params.max_chars)) for d in docs}
+        print(f"paragraphs longer than {params.max_chars} chars, split at sentence ends: "
+              f"{sum(long.values())} (in {sum(1 for n in long.values() if n)} documents)")
     print(f"chunks whose T0 is empty (body only a heading line) {sum(1 for n in t0 if n == 0)}")
     print(f"{output.chunks} sha256 {sha256_file(output.chunks)}")

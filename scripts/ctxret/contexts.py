@@ -17,7 +17,7 @@ from .errors import InputError
 from .fileio import read_jsonl, sha256_text, write_json, write_jsonl
 from .llm import ContextFailed, call_with_retries, make_backend, render_prompt
 from .store import JsonStore, content_key
-from .variants import t1_text
+from .chunktext import t1_text
 
 
 def now() -> str:

@@ -13,6 +13,9 @@ import numpy as np
 
 from .errors import InputError
 
+# Input text is UTF-8; a byte-order mark at the start is accepted and dropped.
+TEXT_ENCODING = "utf-8-sig"
+
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -35,24 +38,35 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_text(path: str | os.PathLike) -> str:
+    """A UTF-8 text file (BOM dropped); one clear error when missing or not UTF-8."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, encoding=TEXT_ENCODING) as f:
+            return f.read()
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
 
 
 def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every non-blank line; one clear error otherwise."""
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, encoding=TEXT_ENCODING)
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
     with f:
         try:
             for lineno, line in enumerate(f, 1):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bm25 import KiwiTokenizer, build_index, doc_vectors
+from .bm25 import build_index, doc_vectors, make_tokenizer
 from .fileio import atomic_path, canonical_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
 from .errors import InputError
 from .qdrant import open_client, path_lock
@@ -58,7 +58,7 @@ def run(input, output, params, threads=1, **_) -> None:
     for m, v in dense.items():
         if v.shape[0] != len(rows):
             raise InputError(f"{input.variant}: {len(rows)} chunks but {v.shape[0]} {m} vectors")
-    tokenizer = KiwiTokenizer(list(params.bm25["pos"]), bool(params.bm25["lowercase"]), threads)
+    tokenizer = make_tokenizer(dict(params.bm25), threads)
     tokens, analysed = tokenizer.cached_many([r["text"] for r in rows], params.store)
     _, vocab, matrix = build_index(tokens, float(params.bm25["k1"]), float(params.bm25["b"]))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}

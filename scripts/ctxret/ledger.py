@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import InputError
 from .llm import render_prompt
-from .variants import t1_text
+from .chunktext import t1_text
 
 
 def model_prices(table: dict, model: str) -> dict:

@@ -1,4 +1,8 @@
-"""Per-question retrieval measures: pure functions over ranked ids and gold ids."""
+"""Per-question retrieval measures: pure functions over ranked chunk ids and gold.
+
+A question's gold is a list of units (a passage, a chunk, a document), each satisfied by any of
+its chunks; `gold` below is the union of those chunks.
+"""
 from __future__ import annotations
 
 from typing import Sequence
@@ -9,13 +13,15 @@ def hit_at(ranked: Sequence[str], gold: set[str], k: int) -> bool:
     return any(cid in gold for cid in ranked[:k])
 
 
-def recall_at(ranked: Sequence[str], gold: set[str], k: int) -> float:
-    """Share of gold chunks in the top k."""
-    return sum(1 for cid in set(ranked[:k]) if cid in gold) / len(gold) if gold else 0.0
+def recall_at(ranked: Sequence[str], units: Sequence[set[str]], k: int) -> float:
+    """Share of gold units with a chunk in the top k (the cookbook's Pass@k)."""
+    top = set(ranked[:k])
+    return sum(1 for chunks in units if chunks & top) / len(units) if units else 0.0
 
 
-def doc_hit_at(ranked_slugs: Sequence[str], gold_slug: str, k: int) -> bool:
-    return gold_slug in ranked_slugs[:k]
+def doc_hit_at(ranked_slugs: Sequence[str], gold_slugs: set[str], k: int) -> bool:
+    """Any chunk of a gold document in the top k."""
+    return any(s in gold_slugs for s in ranked_slugs[:k])
 
 
 def reciprocal_rank(ranked: Sequence[str], gold: set[str], k: int) -> float:

@@ -25,12 +25,13 @@ def question_outcomes(run: dict[str, list[str]], gold: dict[str, dict], slug_of:
             continue
         ranked = run.get(qid, [])
         gold_ids = set(g["gold_chunks"])
+        units = [set(u["chunks"]) for u in g["units"]]
         row = {"rank": metrics.gold_rank(ranked, gold_ids),
                "rr": metrics.reciprocal_rank(ranked, gold_ids, mrr_k),
-               "doc_hit": metrics.doc_hit_at([slug_of[c] for c in ranked], g["gold_slug"], doc_k)}
+               "doc_hit": metrics.doc_hit_at([slug_of[c] for c in ranked], set(g["gold_slugs"]), doc_k)}
         for k in ks:
             row[f"hit@{k}"] = metrics.hit_at(ranked, gold_ids, k)
-            row[f"recall@{k}"] = metrics.recall_at(ranked, gold_ids, k)
+            row[f"recall@{k}"] = metrics.recall_at(ranked, units, k)
         out[qid] = row
     return out
 

@@ -7,15 +7,12 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 """
 from __future__ import annotations
 
-import os
-from datetime import datetime, timezone
-
 import numpy as np
 
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import group_members, question_outcomes
-from .questions import cluster_of, fingerprint
+from .questions import cluster_of
 from .runs import read_run
 from .stats import (cluster_bootstrap_diff, holm, min_detectable_diff, paired_counts,
                     questions_needed, sign_test)
@@ -57,14 +54,14 @@ def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallba
     return out, used
 
 
-def compare(out_a: dict, out_b: dict, qids: list[str], k: int, cluster_pattern: str,
+def compare(out_a: dict, out_b: dict, qids: list[str], k: int, cluster_of_q: dict[str, str],
             seed: int, resamples: int) -> dict:
     hit_a = np.array([out_a[q][f"hit@{k}"] for q in qids])
     hit_b = np.array([out_b[q][f"hit@{k}"] for q in qids])
     counts = paired_counts(hit_a, hit_b)
     n = len(qids)
     fail_a, fail_b = int(np.sum(~hit_a)), int(np.sum(~hit_b))
-    clusters = np.array([cluster_of(q, cluster_pattern) for q in qids])
+    clusters = np.array([cluster_of_q[q] for q in qids])
     lo, hi = cluster_bootstrap_diff(~hit_a, ~hit_b, clusters, seed, resamples)
     return {"N": n, "k": k, "fail_a": fail_a, "fail_b": fail_b, "diff": (fail_b - fail_a) / n,
             **counts, "sign_p": sign_test(counts["only_a"], counts["only_b"]),
@@ -85,17 +82,10 @@ def power_summary(c: dict, alpha: float, power: float) -> dict:
             "needed_over_max": needed is None and c["diff"] != 0 and d > 0, "max_n": MAX_QUESTIONS}
 
 
-def question_files(sets: dict[str, str], recorded: dict[str, dict]) -> list[dict]:
-    """Each question file: path, content sha256 as qcheck recorded it, mtime now (ISO, UTC),
-    and whether the file still says the same (a reformatting alone counts as the same)."""
-    out = []
-    for name, path in sets.items():
-        sha = recorded.get(name, {}).get("content_sha256")
-        mtime = (datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(timespec="seconds")
-                 if os.path.isfile(path) else "-")
-        out.append({"set": name, "path": path, "sha256": sha, "mtime": mtime,
-                    "unchanged": sha == fingerprint({name: path})[name]})
-    return out
+def question_files(records: dict[str, dict]) -> list[dict]:
+    """Each question set as the questions stage read it: format, gold kinds, content sha256 and
+    its source files (path, sha256, modification time)."""
+    return [{"set": name, **r} for name, r in records.items()]
 
 
 def _rank(rank, depth: int, t: dict) -> str:
@@ -114,9 +104,10 @@ def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
 
 
 def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
-    return ([t["set"], t["file"], "sha256", t["modified"], t["now"]],
-            [[f["set"], f["path"], f["sha256"], f["mtime"], t["same"] if f["unchanged"] else t["changed"]]
-             for f in files])
+    kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
+    return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
+            [[f["set"], kinds(f), x["path"], f["content_sha256"], x["sha256"] or "-", x["mtime"] or "-"]
+             for f in files for x in f["files"]])
 
 
 def primary_texts(c: dict, t: dict, strong=str, verdict_line: bool = True) -> list[str]:
@@ -180,8 +171,7 @@ def markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: 
 
 def run(input, output, params, **_) -> None:
     t = texts(params.language)
-    gold_file = read_json(input.gold)
-    gold = gold_file["questions"]
+    gold = read_json(input.gold)["questions"]
     chunks = {c["chunk_id"]: c for c in read_jsonl(input.chunks)}
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
     conditions = [f"{r}:{v}" for r, v in params.conditions]
@@ -191,6 +181,7 @@ def run(input, output, params, **_) -> None:
                                              params.fallback_variant, [g for g, q in groups.items() if q])
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})
     seed, resamples, alpha, power = int(params.seed), int(params.resamples), float(params.alpha), float(params.power)
+    clusters = {qid: cluster_of({"id": qid, **g}, params.cluster_key) for qid, g in gold.items()}
     cache: dict[str, tuple[dict, int]] = {}
 
     def outcomes(cond: str) -> tuple[dict, int]:
@@ -203,7 +194,7 @@ def run(input, output, params, **_) -> None:
     def comparison(a: str, b: str, group: str, k: int, role: str) -> dict:
         (out_a, depth_a), (out_b, depth_b) = outcomes(a), outcomes(b)
         c = {"a": a, "b": b, "group": group, "role": role, "depth_a": depth_a, "depth_b": depth_b,
-             **compare(out_a, out_b, groups[group], k, params.cluster_key, seed, resamples)}
+             **compare(out_a, out_b, groups[group], k, clusters, seed, resamples)}
         for f in c["flipped"]:
             g = gold[f["qid"]]
             first = chunks[g["gold_chunks"][0]]
@@ -228,7 +219,7 @@ def run(input, output, params, **_) -> None:
             "replaces": LLM_VARIANT, "dense": params.dense, "alpha": alpha, "power": power, "seed": seed,
             "resamples": resamples, "cluster_key": params.cluster_key,
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
-    files = question_files(dict(params.sets), gold_file.get("files", {}))
+    files = question_files(read_json(input.sets))
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
                              "comparisons": primaries + secondaries})
     write_text(output.md, markdown(rule, files, primaries, secondaries, t))

@@ -1,42 +1,94 @@
-"""qcheck: find each question's gold chunk — the chunk whose T1 text holds the whole passage.
+"""qcheck: each question's gold units and the chunks that satisfy them.
 
-Reports per set: gold document missing, passage missing, passage across a chunk boundary,
-several gold chunks; and for gap sets, whether the key terms sit outside the gold chunk.
+A question's gold is a list of units, each satisfied by a set of chunks:
+- passage: each passage is a unit; its chunks are those of the gold document whose T1 text
+  holds the whole passage (several when chunks overlap or a passage repeats);
+- chunk: each gold chunk id is a unit; its chunk is the one whose representative unit it is
+  (with the `given` chunker, the corpus's own chunk);
+- doc: each gold document is a unit (with its grade); its chunks are all of the document's.
+A question is scorable when every unit has a chunk. Reported per set and kind: the problems
+(gold document missing, passage missing, passage across a chunk boundary, unknown chunk id,
+chunk outside its document), several gold chunks, and for gap sets whether the key terms sit
+outside the gold chunk.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
+from .chunktext import t1_text
 from .errors import InputError
 from .fileio import read_jsonl, write_json
-from .questions import content_sha256, where
-from .variants import t1_text
+from .questions import gold_kind, where
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
-          "across_boundary": "passage across a chunk boundary"}
-PROBLEMS = tuple(LABELS)
+          "across_boundary": "passage across a chunk boundary", "missing_chunk": "unknown chunk id",
+          "chunk_elsewhere": "chunk not in its document", "unit_split": "gold chunk split across chunks"}
+PROBLEMS = {"passage": ("missing_doc", "missing_passage", "across_boundary"),
+            "chunk": ("missing_doc", "missing_chunk", "chunk_elsewhere", "unit_split"),
+            "doc": ("missing_doc",)}
 
 
-def locate(question: dict, doc_bodies: dict[str, str], chunks_by_slug: dict[str, list[dict]]) -> dict:
-    """{status, gold_chunks} for one question."""
-    slug, passage = question["gold_slug"], question["gold_passage"]
-    if slug not in doc_bodies:
-        return {"status": "missing_doc", "gold_chunks": []}
-    gold = [c["chunk_id"] for c in chunks_by_slug[slug] if passage in t1_text(c)]
+class Corpus:
+    """Lookups over docs and chunks: bodies, chunks per document, chunks per unit."""
+
+    def __init__(self, docs: list[dict], chunks: list[dict]):
+        self.bodies = {d["slug"]: d["body"] for d in docs}
+        self.unit_doc = {u["id"]: d["slug"] for d in docs for u in d.get("units", [])}
+        self.by_slug: dict[str, list[dict]] = defaultdict(list)
+        self.by_unit: dict[str, list[str]] = defaultdict(list)
+        for c in chunks:
+            self.by_slug[c["slug"]].append(c)
+            if "unit" in c:
+                self.by_unit[c["unit"]].append(c["chunk_id"])
+
+
+def passage_unit(passage: str, slug: str, corpus: Corpus) -> tuple[str, list[str]]:
+    gold = [c["chunk_id"] for c in corpus.by_slug[slug] if passage in t1_text(c)]
     if gold:
-        return {"status": "ok", "gold_chunks": gold}
-    if passage in doc_bodies[slug]:
-        return {"status": "across_boundary", "gold_chunks": []}
-    return {"status": "missing_passage", "gold_chunks": []}
+        return "ok", gold
+    return ("across_boundary" if passage in corpus.bodies[slug] else "missing_passage"), []
 
 
-def gap_violation(question: dict, gold_chunks: list[str], chunks_by_slug: dict[str, list[dict]]) -> str | None:
+def chunk_unit(unit: str, slug: str | None, corpus: Corpus) -> tuple[str, list[str]]:
+    if unit not in corpus.unit_doc:
+        return "missing_chunk", []
+    if slug is not None and corpus.unit_doc[unit] != slug:
+        return "chunk_elsewhere", []
+    return ("ok", corpus.by_unit[unit]) if corpus.by_unit[unit] else ("unit_split", [])
+
+
+def locate(question: dict, corpus: Corpus) -> dict:
+    """{kind, status, units: [{id, chunks, grade}], gold_chunks, gold_slugs} for one question."""
+    kind, slug = gold_kind(question), question.get("gold_slug")
+    if kind == "doc":
+        grades = question["gold_docs"]
+        found = [(d, ("ok", [c["chunk_id"] for c in corpus.by_slug[d]]) if d in corpus.bodies
+                  else ("missing_doc", []), grades[d]) for d in grades]
+        slugs = list(grades)
+    elif slug is not None and slug not in corpus.bodies:
+        found, slugs = [("-", ("missing_doc", []), 1)], [slug]
+    elif kind == "passage":
+        passages = question["gold_passage"]
+        passages = [passages] if isinstance(passages, str) else passages
+        found = [(f"passage {i}", passage_unit(p, slug, corpus), 1) for i, p in enumerate(passages, 1)]
+        slugs = [slug]
+    else:
+        found = [(u, chunk_unit(u, slug, corpus), 1) for u in question["gold_chunks"]]
+        slugs = list(dict.fromkeys(corpus.unit_doc[u] for u in question["gold_chunks"] if u in corpus.unit_doc))
+    status = next((s for _, (s, _), _ in found if s != "ok"), "ok")
+    units = [{"id": uid, "chunks": ids, "grade": grade} for uid, (_, ids), grade in found]
+    gold = {c for u in units for c in u["chunks"]} if status == "ok" else set()
+    return {"kind": kind, "status": status, "units": units, "gold_chunks": sorted(gold),
+            "gold_slugs": slugs}
+
+
+def gap_violation(question: dict, gold_chunks: list[str], corpus: Corpus) -> str | None:
     """Why a gap question fails its automatic check, or None."""
     terms = question["key_terms"]
     if not terms:
         return "no key_terms given"
-    texts = {c["chunk_id"]: t1_text(c) for c in chunks_by_slug.get(question["gold_slug"], [])}
-    in_gold = [t for t in terms if any(t in texts[g] for g in gold_chunks)]
+    texts = {c["chunk_id"]: t1_text(c) for c in corpus.by_slug.get(question.get("gold_slug"), [])}
+    in_gold = [t for t in terms if any(t in texts[g] for g in gold_chunks if g in texts)]
     if in_gold:
         return f"gold chunk contains {in_gold}"
     if not any(t in text for cid, text in texts.items() if cid not in gold_chunks for t in terms):
@@ -45,33 +97,34 @@ def gap_violation(question: dict, gold_chunks: list[str], chunks_by_slug: dict[s
 
 
 def check(questions: list[dict], docs: list[dict], chunks: list[dict], gap_sets: list[str]) -> dict:
-    bodies = {d["slug"]: d["body"] for d in docs}
-    by_slug: dict[str, list[dict]] = defaultdict(list)
-    for c in chunks:
-        by_slug[c["slug"]].append(c)
+    corpus = Corpus(docs, chunks)
     results = {}
     for q in questions:
-        found = locate(q, bodies, by_slug)
+        found = locate(q, corpus)
         if q["set"] in gap_sets and found["status"] == "ok":
-            found["gap_violation"] = gap_violation(q, found["gold_chunks"], by_slug)
+            found["gap_violation"] = gap_violation(q, found["gold_chunks"], corpus)
         results[q["id"]] = found
     return results
 
 
 def summary_lines(questions: list[dict], results: dict, gap_sets: list[str]) -> list[str]:
     lines = []
-    for set_name in dict.fromkeys(q["set"] for q in questions):
-        qs = [q for q in questions if q["set"] == set_name]
-        ids = {p: [q["id"] for q in qs if results[q["id"]]["status"] == p] for p in PROBLEMS}
+    for set_name, kind in dict.fromkeys((q["set"], results[q["id"]]["kind"]) for q in questions):
+        qs = [q for q in questions if q["set"] == set_name and results[q["id"]]["kind"] == kind]
+        ids = {p: [q["id"] for q in qs if results[q["id"]]["status"] == p] for p in PROBLEMS[kind]}
         several = [q["id"] for q in qs if len(results[q["id"]]["gold_chunks"]) > 1]
-        lines.append(f"{set_name} {len(qs)}: gold document missing {len(ids['missing_doc'])}, "
-                     f"passage missing {len(ids['missing_passage'])}, "
-                     f"across a chunk boundary {len(ids['across_boundary'])} {ids['across_boundary']}, "
-                     f"several gold chunks {len(several)} {several}")
+        problems = ", ".join(f"{LABELS[p]} {len(v)}" + (f" {v}" if p in ("across_boundary", "unit_split") else "")
+                             for p, v in ids.items())
+        lines.append(f"{set_name} {len(qs)} ({kind} gold): {problems}, several gold chunks {len(several)} "
+                     + (str(several) if kind != "doc" else f"(mean units {_mean_units(qs, results):.2f})"))
     gap = [q for q in questions if q["set"] in gap_sets and results[q["id"]].get("gap_violation")]
     lines.append(f"gap-set automatic check violations {len(gap)}"
                  + "".join(f"\n  {q['id']}: {results[q['id']]['gap_violation']}" for q in gap))
     return lines
+
+
+def _mean_units(qs: list[dict], results: dict) -> float:
+    return sum(len(results[q["id"]]["units"]) for q in qs) / len(qs)
 
 
 def run(input, output, params, **_) -> None:
@@ -79,12 +132,13 @@ def run(input, output, params, **_) -> None:
     results = check(questions, read_jsonl(input.docs), read_jsonl(input.chunks), list(params.gap_sets))
     for line in summary_lines(questions, results, list(params.gap_sets)):
         print(line)
-    paths = {q["set"]: q["file"] for q in questions}
-    files = {s: {"path": path, "content_sha256": content_sha256(questions, s)} for s, path in paths.items()}
     bad = [q for q in questions if results[q["id"]]["status"] != "ok"]
     if bad and params.strict:
-        raise InputError("questions without a single gold chunk:\n" + "\n".join(
+        raise InputError("questions without a gold chunk for every gold unit:\n" + "\n".join(
             f"  {where(q)}: {q['id']}: {LABELS[results[q['id']]['status']]}" for q in bad))
-    gold = {q["id"]: {"set": q["set"], "question": q["question"], "gold_slug": q["gold_slug"],
-                      **results[q["id"]]} for q in questions}
-    write_json(output.gold, {"files": files, "questions": gold})
+    gold = {}
+    for q in questions:
+        r = results[q["id"]]
+        gold[q["id"]] = {"set": q["set"], "question": q["question"], "gold_slug": r["gold_slugs"][0],
+                         **r, **({"cluster": q["cluster"]} if "cluster" in q else {})}
+    write_json(output.gold, {"questions": gold})

@@ -30,5 +30,13 @@ def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[s
 
 
 def qrels_text(gold: dict[str, dict]) -> str:
-    """TREC qrels (`qid 0 chunk_id 1`): every gold chunk of every question."""
-    return "".join(f"{q} 0 {c} 1\n" for q, g in gold.items() for c in g["gold_chunks"])
+    """TREC qrels (`qid 0 chunk_id grade`): every gold chunk of every scorable question, with its
+    unit's grade (1 for passages and chunk ids; the judged grade for documents)."""
+    lines = []
+    for q, g in gold.items():
+        grades: dict[str, int] = {}
+        for u in g["units"] if g["gold_chunks"] else []:
+            for c in u["chunks"]:
+                grades[c] = max(grades.get(c, 0), u["grade"])
+        lines += [f"{q} 0 {c} {grade}\n" for c, grade in grades.items()]
+    return "".join(lines)

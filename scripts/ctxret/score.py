@@ -109,7 +109,7 @@ def run(input, output, params, **_) -> None:
     configured = dict(params.groups)
     groups = score_groups(gold, configured, bool(params.per_set))
     headline = [g for g in configured if g in groups]
-    main = params.main_group or headline[0]
+    main = params.main_group
     if main not in groups:
         raise InputError(f"config score.main_group: {main!r} is not a group with questions ({list(groups)})")
     results = []

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from .bm25 import KiwiTokenizer, query_vector, top_k
+from .bm25 import query_vector, tokenizer_from, top_k
 from .fileio import read_json, read_jsonl
 from .fusion import rrf
 from .qdrant import open_client
@@ -60,7 +60,7 @@ def run_bm25(input, output, params, **_) -> None:
     import scipy.sparse as sp
     index = read_json(input.vocab)
     matrix = sp.load_npz(input.matrix).tocsc()
-    tokenizer = KiwiTokenizer(index["tokenizer"]["pos"], index["tokenizer"]["lowercase"])
+    tokenizer = tokenizer_from(index["tokenizer"])
     questions = read_jsonl(input.questions)
     results, empty = {}, []
     for q, tokens in zip(questions, tokenizer.many([q["question"] for q in questions])):

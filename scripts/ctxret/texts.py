@@ -24,18 +24,16 @@ TEXTS = {
                     "(contexts.llm.backend), so the primary comparisons use {fallback} in place of A1.",
         "rule_text": "Difference = failure rate of B - failure rate of A. If the 95 % bootstrap interval of "
                      "the difference ({resamples:,} resamples, seed {seed}, resampling clusters: questions "
-                     "whose ids share the part matching `{cluster_key}`) excludes 0 on B's side, the comparison "
+                     "with the same `cluster` field or, without one, the same part of the id matching `{cluster_key}`) excludes 0 on B's side, the comparison "
                      "\"{holds}\"; if it contains 0, it \"{undecided}\"; if it excludes 0 on the other "
                      "side, it \"{reversed}\".",
         "secondary_rule": "Every other comparison is secondary: one family of {n} comparisons with "
                           "Holm-adjusted sign-test p values. None of them is promoted to a conclusion.",
         "files_title": "Question files",
-        "files_note": "sha256 of each file's questions in canonical JSON, as qcheck read them "
-                      "(gold.json; a reformatting leaves it unchanged). The time shown is each file's "
-                      "modification time (UTC), read when this report was written. \"now\": the file "
-                      "still holds the same questions.",
-        "set": "set", "file": "file", "modified": "modified (mtime)", "now": "now",
-        "same": "same", "changed": "CHANGED since qcheck",
+        "files_note": "content sha256: the set's questions in canonical JSON (a reformatting leaves it "
+                      "unchanged). sha256 and modified (UTC): each source file as the questions stage read it.",
+        "set": "set", "gold": "gold", "file": "file", "content_sha256": "content sha256",
+        "modified": "modified (mtime)",
         "primary": "Primary comparison {i}",
         "questions_n": "{n} questions", "fail_rate_at": "failure rate@{k}",
         "failures": "failures: {a} {fa}/{n}, {b} {fb}/{n}; difference (B - A) {diff:+.3f}",
@@ -79,17 +77,16 @@ TEXTS = {
         "fallback": "A1(LLM 문맥)이 없다: LLM 백엔드가 설정되지 않아(contexts.llm.backend) 주 비교는 "
                     "A1 대신 {fallback}을 쓴다.",
         "rule_text": "차이 = B의 실패율 - A의 실패율. 차이의 95 % 부트스트랩 구간(재표본 {resamples:,}회, "
-                     "seed {seed}, 질문 id에서 `{cluster_key}`에 맞는 부분이 같은 질문을 한 클러스터로 묶어 재표본)이 B 쪽에서 0을 "
+                     "seed {seed}, `cluster` 필드가 같은 질문, 그 필드가 없으면 질문 id에서 `{cluster_key}`에 맞는 부분이 같은 질문을 한 클러스터로 묶어 재표본)이 B 쪽에서 0을 "
                      "배제하면 \"{holds}\", 0을 포함하면 \"{undecided}\", 반대쪽에서 0을 배제하면 "
                      "\"{reversed}\".",
         "secondary_rule": "그 밖의 비교는 모두 이차 비교다: {n}개 비교를 한 가족으로 보고 부호 검정 p값을 "
                           "Holm 방식으로 보정한다. 어느 것도 결론으로 승격하지 않는다.",
         "files_title": "질문 파일",
-        "files_note": "sha256은 qcheck가 읽은 각 파일의 질문을 정규 JSON으로 적어 계산한 값(gold.json)이다. "
-                      "형식만 바꾸면 값이 그대로다. 시각은 이 보고서를 쓸 때 읽은 각 파일의 수정 시각"
-                      "(mtime, UTC)이다. \"지금\": 파일의 질문이 아직 같은지.",
-        "set": "세트", "file": "파일", "modified": "수정 시각 (mtime)", "now": "지금",
-        "same": "같음", "changed": "qcheck 이후 바뀜",
+        "files_note": "content sha256은 세트의 질문을 정규 JSON으로 적어 계산한 값이다(형식만 바꾸면 그대로다). "
+                      "sha256과 수정 시각(UTC)은 questions 단계가 읽을 때의 각 원본 파일이다.",
+        "set": "세트", "gold": "정답", "file": "파일", "content_sha256": "content sha256",
+        "modified": "수정 시각 (mtime)",
         "primary": "주 비교 {i}",
         "questions_n": "{n}문항", "fail_rate_at": "실패율@{k}",
         "failures": "실패: {a} {fa}/{n}, {b} {fb}/{n}; 차이 (B - A) {diff:+.3f}",

@@ -1,29 +1,10 @@
-"""Variant texts of one chunk. Boundaries are the chunk's own in every variant.
-
-T1 = "{title}\\n{section}\\n\\n{body}" (the baseline), T0 = body without a leading `## ` line,
-context variants (A1 from an LLM, X1 free) = "{context}\\n\\n{T1}".
-"""
+"""variant: the texts one variant indexes, a file per variant (formats: ctxret.chunktext)."""
 from __future__ import annotations
 
 import statistics
 
+from .chunktext import t0_text, t1_text, with_context
 from .fileio import read_jsonl, sha256_file, write_jsonl
-
-
-def t1_text(chunk: dict) -> str:
-    return f"{chunk['title']}\n{chunk['section']}\n\n{chunk['text']}"
-
-
-def t0_text(chunk: dict) -> str:
-    body = chunk["text"]
-    if body.startswith("## "):
-        body = body.split("\n", 1)[1] if "\n" in body else ""
-    return body.strip()
-
-
-def with_context(context: str, chunk: dict) -> str:
-    return f"{context.strip()}\n\n{t1_text(chunk)}"
-
 
 BASE_VARIANTS = {"T1": t1_text, "T0": t0_text}
 

@@ -5,7 +5,7 @@ pattern. It is the control: how much of an LLM context does plain structure alre
 """
 from __future__ import annotations
 
-from ..chunks import SENTENCE_END, blocks
+from ..chunktext import SENTENCE_END, blocks
 from .base import Backend, CallResult, usage_dict
 
 VERSION = 1  # bump when the wording changes: it is part of the identity

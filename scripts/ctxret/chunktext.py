@@ -1,0 +1,71 @@
+"""Chunk text formats every stage shares: paragraph blocks, sentence ends, the variant texts.
+
+T1 = "{title}\\n{section}\\n\\n{body}" (the baseline), T0 = the body without a leading `## ` line,
+a context variant (X1, A1) = "{context}\\n\\n{T1}". Boundaries are the chunk's own in every variant.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n")
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    heading: str | None  # the section title when this block is a `## ` line
+
+
+def blocks(body: str) -> list[Block]:
+    """Paragraph spans of `body`: blank-line separated, a `## ` line on its own, fences whole."""
+    out: list[Block] = []
+    start: int | None = None
+    in_fence = False
+    pos = 0
+    for line in body.splitlines(keepends=True):
+        stripped = line.strip()
+        is_heading = not in_fence and line.startswith("## ")
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+        if (not stripped and not in_fence) or is_heading:
+            if start is not None:
+                out.append(_block(body, start, pos))
+                start = None
+        if is_heading:
+            out.append(_block(body, pos, pos + len(line)))
+        elif stripped or in_fence:
+            start = pos if start is None else start
+        pos += len(line)
+    if start is not None:
+        out.append(_block(body, start, pos))
+    return out
+
+
+def _block(body: str, start: int, end: int) -> Block:
+    text = body[start:end]
+    end = start + len(text.rstrip())
+    heading = text[3:].strip() if text.startswith("## ") and "\n" not in text.strip() else None
+    return Block(start, end, heading)
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of text[start:end], trailing whitespace excluded."""
+    cuts = [start, *(m.end() for m in SENTENCE_END.finditer(text, start, end)), end]
+    return [(a, a + len(text[a:b].rstrip())) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
+
+
+def t1_text(chunk: dict) -> str:
+    return f"{chunk['title']}\n{chunk['section']}\n\n{chunk['text']}"
+
+
+def t0_text(chunk: dict) -> str:
+    body = chunk["text"]
+    if body.startswith("## "):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+    return body.strip()
+
+
+def with_context(context: str, chunk: dict) -> str:
+    return f"{context.strip()}\n\n{t1_text(chunk)}"

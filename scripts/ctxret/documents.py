@@ -1,0 +1,78 @@
+"""Documents as every corpus format delivers them: slugs, records, the kept subset.
+
+A slug names a document in file names and wildcards, so it must be safe as one path component:
+1 to 100 characters, none of them whitespace, a control character or one of / \\ : * ? " < > | { } [ ],
+and not starting with '.' or '-'. Letters of any script are fine (`임종석`, `마음작용_(대승오온론)`).
+Importers derive slugs from their own ids or titles with `safe_slug`.
+"""
+from __future__ import annotations
+
+import random
+import re
+
+from .errors import InputError
+from .fileio import sha256_text
+
+UNSAFE = r'\s/\\:*?"<>|{}\[\]\x00-\x1f\x7f'
+SLUG = re.compile(rf"(?![.-])[^{UNSAFE}]{{1,100}}")
+SLUG_RULE = ("1-100 characters, no whitespace, control characters or / \\ : * ? \" < > | { } [ ], "
+             "not starting with '.' or '-'")
+
+
+def check_slug(slug: object, where: str) -> str:
+    if not isinstance(slug, str) or not SLUG.fullmatch(slug):
+        raise InputError(f"{where}: slug {slug!r} is not safe as a file name ({SLUG_RULE})")
+    return slug
+
+
+def safe_slug(name: str) -> str:
+    """A slug for an arbitrary id or title: unsafe characters become '_' (deterministic)."""
+    slug = re.sub(rf"[{UNSAFE}]+", "_", name.strip()).lstrip(".-")[:100]
+    return slug or "_"
+
+
+def document(slug: str, title: str, body: str, *, tags: list[str] | None = None,
+             units: list[dict] | None = None, meta: dict | None = None) -> dict:
+    """One docs.jsonl record. `units` are the source's own parts as body spans
+    ({id, start, end, section?}: paragraphs, given chunks); `meta` is kept as it came."""
+    doc = {"slug": slug, "title": title, "tags": list(tags or []), "body": body,
+           "sha256": sha256_text(body), "chars": len(body)}
+    if units is not None:
+        doc["units"] = units
+    if meta:
+        doc["meta"] = meta
+    return doc
+
+
+def joined(parts: list[tuple[str, dict]]) -> tuple[str, list[dict]]:
+    """(body, units): texts joined by blank lines, each a unit {**info, start, end} of the body."""
+    units, pos = [], 0
+    for text, info in parts:
+        units.append({**info, "start": pos, "end": pos + len(text)})
+        pos += len(text) + 2
+    return "\n\n".join(text for text, _ in parts), units
+
+
+def excluded(tags: list[str], exclude_tags: list[str]) -> bool:
+    return bool(set(tags) & set(exclude_tags))
+
+
+def select(docs: list[dict], exclude_tags: list[str], min_chars: int, sample: int, seed: int) -> list[dict]:
+    """The kept documents, in corpus order: no excluded tag, at least `min_chars` characters,
+    then (sample > 0) a seeded random sample of `sample` of them (random.Random(seed).sample
+    over the eligible slugs in corpus order)."""
+    eligible = [d for d in docs if not excluded(d["tags"], exclude_tags) and d["chars"] >= min_chars]
+    if 0 < sample < len(eligible):
+        chosen = set(random.Random(seed).sample([d["slug"] for d in eligible], sample))
+        eligible = [d for d in eligible if d["slug"] in chosen]
+    return eligible
+
+
+def unique_slugs(docs: list[dict], where: str) -> None:
+    seen: dict[str, str] = {}
+    for d in docs:
+        source = (d.get("meta") or {}).get("id", d["slug"])
+        if d["slug"] in seen:
+            raise InputError(f"{where}: documents {seen[d['slug']]!r} and {source!r} share the slug "
+                             f"{d['slug']!r}")
+        seen[d["slug"]] = source

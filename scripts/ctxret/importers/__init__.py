@@ -1,0 +1,125 @@
+"""Importers: every corpus format into docs.jsonl records, every question-set format into
+question records; the workflow downstream reads only those (there is no second pipeline).
+
+Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Question-set formats
+(a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from ..documents import select
+from ..errors import InputError
+from ..fileio import canonical_json, iter_jsonl
+from . import beir, chunked, manifests, squad, table
+
+CORPUS_FORMATS = ("manifests", "squad", "beir", "chunked", "table")
+SET_FORMATS = ("jsonl", "squad", "beir", "table")
+FROM_CORPUS = ("squad", "beir")  # sets read from corpus.path, which must have that format
+
+
+def read_corpus(corpus: dict) -> list[dict]:
+    """Every document of the corpus (docs-all.jsonl), in source order."""
+    fmt, path = corpus["format"], corpus["path"]
+    if fmt == "manifests":
+        return manifests.read_corpus(path)
+    if fmt == "squad":
+        return squad.documents(squad.load(path), path)
+    if fmt == "beir":
+        return beir.read_corpus(path)
+    if fmt == "chunked":
+        return chunked.read_corpus(path)
+    if fmt == "table":
+        return table.read_corpus(path, corpus["columns"])
+    raise InputError(f"corpus.format {fmt!r} is unknown; choose one of {', '.join(CORPUS_FORMATS)}")
+
+
+def corpus_files(corpus: dict) -> list[str]:
+    """The files the corpus is read from (what prep depends on)."""
+    path = Path(corpus["path"])
+    if corpus["format"] == "manifests":
+        return [str(p) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith(".")] \
+            if path.is_dir() else [str(path)]
+    if corpus["format"] == "beir":
+        return [str(path / "corpus.jsonl")]
+    return [str(path)]
+
+
+def set_files(spec: dict, corpus: dict) -> list[str]:
+    """The files a question set is read from (a BEIR set also checks its qrels against the
+    corpus's ids; a change there reaches qcheck through docs.jsonl)."""
+    if spec["format"] == "squad":
+        return [corpus["path"]]
+    if spec["format"] == "beir":
+        root = Path(corpus["path"])
+        return [str(root / "queries.jsonl"), str(root / "qrels" / f"{spec['split']}.tsv")]
+    return [spec["path"]]
+
+
+def check_set(name: str, spec: dict, corpus: dict) -> None:
+    where = f"config questions.sets.{name}"
+    if spec["format"] in FROM_CORPUS:
+        if corpus["format"] != spec["format"]:
+            raise InputError(f"{where}: a {spec['format']} set comes from corpus.path, but corpus.format "
+                             f"is {corpus['format']!r}")
+        if spec.get("path"):
+            raise InputError(f"{where}: a {spec['format']} set is read from corpus.path; remove its 'path'")
+    elif not spec.get("path"):
+        raise InputError(f"{where}: a {spec['format']} set needs a 'path'")
+
+
+def gold_of(row: dict) -> str:
+    return canonical_json({f: row.get(f) for f in ("gold_slug", "gold_passage", "gold_chunks", "gold_docs")})
+
+
+def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
+    """Imported questions whose text another question of the set repeats: all of them when their
+    gold differs (ambiguous), the repeats when it is the same."""
+    golds: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        golds[r["question"]].add(gold_of(r))
+    kept, seen, dropped = [], set(), Counter()
+    for r in rows:
+        if len(golds[r["question"]]) > 1:
+            dropped["same text as another question, other gold"] += 1
+        elif r["question"] in seen:
+            dropped["same text and gold as another question"] += 1
+        else:
+            seen.add(r["question"])
+            kept.append(r)
+    return kept, dropped
+
+
+def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
+    """The raw question records of one set (each with file and line) and report lines.
+    Imported sets drop repeated question texts (reported); a JSONL set keeps every line."""
+    check_set(name, spec, corpus)
+    fmt, dropped = spec["format"], Counter()
+    if fmt == "jsonl":
+        rows = [{**obj, "file": spec["path"], "line": lineno} for lineno, obj in iter_jsonl(spec["path"])]
+    elif fmt == "squad":
+        articles = squad.load(corpus["path"])
+        kept = select(squad.documents(articles, corpus["path"]), corpus["exclude_tags"],
+                      corpus["min_chars"], corpus["sample"], corpus["seed"])
+        rows, dropped = squad.questions(articles, corpus["path"], {d["slug"] for d in kept})
+        rows = [{**r, "file": corpus["path"], "line": None} for r in rows]
+    elif fmt == "beir":
+        rows = beir.read_questions(corpus["path"], spec["split"])
+    elif fmt == "table":
+        rows = table.read_questions(spec["path"], spec["columns"])
+    else:
+        raise InputError(f"config questions.sets.{name}: format {fmt!r} is unknown; "
+                         f"choose one of {', '.join(SET_FORMATS)}")
+    read = len(rows)
+    if fmt != "jsonl":
+        rows, repeated = drop_repeated_texts(rows)
+        dropped.update(repeated)
+    report = [f"{read} questions read; dropped: " + (", ".join(f"{why} {n}" for why, n in dropped.items())
+                                                      or "none")] if fmt != "jsonl" else []
+    if 0 < spec["sample"] < len(rows):
+        chosen = set(random.Random(spec["seed"]).sample(range(len(rows)), spec["sample"]))
+        report.append(f"a seeded sample (seed {spec['seed']}) of {spec['sample']} of {len(rows)} questions")
+        rows = [r for i, r in enumerate(rows) if i in chosen]
+    return rows, report

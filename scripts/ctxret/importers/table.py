@@ -1,0 +1,82 @@
+"""table: a corpus table and a question table, each a parquet, CSV or JSON Lines file (by suffix),
+read with pyarrow; their column names are configured (corpus.columns, a set's columns).
+
+Corpus: id, text, optional title, metadata columns. Questions: id, question, and gold_docs, a
+list of document ids (a list column, or in CSV a JSON array or one id).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..documents import document, safe_slug, unique_slugs
+from ..errors import InputError
+
+READERS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}
+
+
+def read_table(path: str, columns: list[str]) -> list[dict]:
+    """Rows as dicts of the named columns; one clear error for a missing file or column."""
+    kind = READERS.get(Path(path).suffix.lower())
+    if kind is None:
+        raise InputError(f"{path}: unknown table type (use {', '.join(READERS)})")
+    if not Path(path).is_file():
+        raise InputError(f"{path}: file not found")
+    import pyarrow as pa
+    import pyarrow.csv
+    import pyarrow.json
+    import pyarrow.parquet
+    try:
+        table = {"parquet": pa.parquet.read_table, "csv": pa.csv.read_csv, "json": pa.json.read_json}[kind](path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise InputError(f"{path}: cannot read it as {kind} ({e})") from None
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise InputError(f"{path}: no column {', '.join(map(repr, missing))} "
+                         f"(columns: {', '.join(table.column_names)})")
+    return table.select(columns).to_pylist()
+
+
+def _text(row: dict, column: str, where: str) -> str:
+    value = row[column]
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{where}: column {column!r} is empty")
+    return str(value)
+
+
+def read_corpus(path: str, columns: dict) -> list[dict]:
+    names = [columns["id"], columns["text"], *([columns["title"]] if columns["title"] else []),
+             *columns["metadata"]]
+    docs = []
+    for i, row in enumerate(read_table(path, list(dict.fromkeys(names))), 1):
+        where = f"{path}: row {i}"
+        doc_id = _text(row, columns["id"], where)
+        title = _text(row, columns["title"], where).strip() if columns["title"] else doc_id
+        meta = {"id": doc_id, **{c: row[c] for c in columns["metadata"]}}
+        docs.append(document(safe_slug(doc_id), title, _text(row, columns["text"], where).strip(), meta=meta))
+    if not docs:
+        raise InputError(f"{path}: the corpus is empty")
+    unique_slugs(docs, path)
+    return docs
+
+
+def gold_ids(value, where: str) -> list[str]:
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise InputError(f"{where}: gold_docs is not a JSON array: {value!r}") from None
+    ids = [value] if isinstance(value, (str, int)) else value
+    if not isinstance(ids, list) or not ids or not all(isinstance(x, (str, int)) and str(x).strip() for x in ids):
+        raise InputError(f"{where}: gold_docs must be a non-empty list of document ids, got {value!r}")
+    return [str(x).strip() for x in ids]
+
+
+def read_questions(path: str, columns: dict) -> list[dict]:
+    out = []
+    for i, row in enumerate(read_table(path, [columns["id"], columns["question"], columns["gold_docs"]]), 1):
+        where = f"{path}: row {i}"
+        out.append({"id": _text(row, columns["id"], where), "question": _text(row, columns["question"], where).strip(),
+                    "gold_docs": {safe_slug(d): 1 for d in gold_ids(row[columns["gold_docs"]], where)},
+                    "file": path, "line": i})
+    return out

@@ -1,0 +1,21 @@
+"""What the corpus language (`corpus.language`, ISO 639) decides: the default extra sentence of
+the context prompt, whether contexts are checked for Hangul, and the BM25 tokenizer."""
+from __future__ import annotations
+
+NAMES = {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "de": "German",
+         "fr": "French", "es": "Spanish", "pt": "Portuguese", "it": "Italian", "ru": "Russian"}
+
+
+def extra_sentence(language: str) -> str:
+    """ko: "Answer in Korean, the language of the document." (the reference's sentence)."""
+    name = NAMES.get(language)
+    return f"Answer in {name}, the language of the document." if name else "Answer in the language of the document."
+
+
+def bm25_tokenizer(language: str) -> str:
+    """Kiwi morphemes for Korean; Unicode words (identifiers kept whole) otherwise."""
+    return "kiwi" if language == "ko" else "simple"
+
+
+def checks_hangul(language: str) -> bool:
+    return language == "ko"
