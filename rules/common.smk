@@ -24,11 +24,19 @@ config.clear()
 config.update(_completed)
 
 
+def workflow_file(path):
+    """A file the config names: as given, or (relative and not in the working directory) the
+    workflow's own copy, so that the defaults work from any directory."""
+    return path if Path(path).is_absolute() or Path(path).exists() else str(Path(workflow.basedir) / path)
+
+
 R = config["results"]
 STORE = config["store"]
 CORPUS = config["corpus"]
 LANGUAGE = CORPUS["language"]
 CHUNKER = config["chunking"]["chunker"] or ("given" if CORPUS["format"] == "chunked" else "paragraph")
+PROMPT = workflow_file(config["contexts"]["prompt"])
+PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
 BM25 = {**config["bm25"], "tokenizer": config["bm25"]["tokenizer"] or language.bm25_tokenizer(LANGUAGE)}
 QUESTION_SETS = config["questions"]["sets"]

@@ -4,7 +4,7 @@ rule contexts:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
-        template=config["contexts"]["prompt"],
+        template=PROMPT,
     output:
         f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
     log:
@@ -33,7 +33,7 @@ rule contexts_free:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
-        template=config["contexts"]["prompt"],
+        template=PROMPT,
     output:
         context_files("X1"),
     log:
@@ -55,7 +55,7 @@ rule ctx_stats:
     input:
         contexts=lambda wc: context_files(wc.cvar),
         chunks=f"{R}/chunks.jsonl",
-        prices=config["contexts"]["prices"],
+        prices=PRICES,
     output:
         json=f"{R}/ctx/{{cvar}}/stats.json",
     log:
@@ -72,8 +72,8 @@ rule ctx_estimate:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
-        template=config["contexts"]["prompt"],
-        prices=config["contexts"]["prices"],
+        template=PROMPT,
+        prices=PRICES,
     output:
         json=f"{R}/ctx/{{cvar}}/estimate.json",
     log:

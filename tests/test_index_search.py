@@ -11,7 +11,6 @@ from ctxret.fusion import rrf
 from ctxret.index import build_collection, build_embedded
 from ctxret.qdrant import open_client
 from ctxret.search import _fetcher, exact_top_k
-from workflow import ROOT
 
 
 def collection_inputs(n=60, seed=0):

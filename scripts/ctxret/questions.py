@@ -89,7 +89,10 @@ def validate(obj: dict, set_name: str, where: str) -> dict:
 
 
 def location(row: dict) -> str:
-    return f"{row['file']}:{row['line']}" if row.get("line") else f"{row['file']} (question {row.get('id')})"
+    """Where a question record comes from: file:line, else the file and its row or id."""
+    if row.get("line"):
+        return f"{row['file']}:{row['line']}"
+    return f"{row['file']} ({row.get('record') or 'question ' + str(row.get('id'))})"
 
 
 def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tuple[list[dict], dict[str, list[str]]]:

@@ -78,5 +78,5 @@ def read_questions(path: str, columns: dict) -> list[dict]:
         where = f"{path}: row {i}"
         out.append({"id": _text(row, columns["id"], where), "question": _text(row, columns["question"], where).strip(),
                     "gold_docs": {safe_slug(d): 1 for d in gold_ids(row[columns["gold_docs"]], where)},
-                    "file": path, "line": i})
+                    "file": path, "line": None, "record": f"row {i}"})
     return out
