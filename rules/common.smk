@@ -1,33 +1,43 @@
-from functools import cache
 from pathlib import Path
 
+import re
 import sys
+
+from snakemake.utils import update_config
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
-from ctxret.questions import fingerprint  # noqa: E402
-from ctxret.settings import complete  # noqa: E402
+from ctxret.pairs import resolve_primary  # noqa: E402
+from ctxret.questions import fingerprint, load_question_sets  # noqa: E402
+from ctxret.settings import complete, read_config  # noqa: E402
 
 
-# The demo experiment when no --configfile is given; a user's file stands alone (only the
-# schema's defaults fill it in, nothing of the demo's).
-DEMO_CONFIG = Path(workflow.basedir) / "config" / "config.yaml"
-if not workflow.overwrite_configfiles:
-    workflow.configfile(str(DEMO_CONFIG))
-try:
-    _completed = complete(config, ", ".join(map(str, workflow.overwrite_configfiles)) or "config/config.yaml")
-except InputError as e:
-    sys.exit(f"error: {e}")
-config.clear()
-config.update(_completed)
+def fail(error):
+    """Stop while the workflow is read, with one line (no traceback)."""
+    sys.exit(f"error: {error}")
 
 
 def workflow_file(path):
     """A file the config names: as given, or (relative and not in the working directory) the
     workflow's own copy, so that the defaults work from any directory."""
     return path if Path(path).is_absolute() or Path(path).exists() else str(Path(workflow.basedir) / path)
+
+
+# The demo experiment when no --configfile is given (--config values still apply); a user's
+# file stands alone: only the schema's defaults fill it in, nothing of the demo's.
+CONFIG_FILES = tuple(map(str, workflow.overwrite_configfiles)) or ("config/config.yaml",)
+try:
+    if not workflow.overwrite_configfiles:
+        _demo = read_config(workflow_file(CONFIG_FILES[0]))
+        update_config(_demo, dict(config))
+        config.update(_demo)
+    _completed = complete(config, CONFIG_FILES)
+except InputError as e:
+    fail(e)
+config.clear()
+config.update(_completed)
 
 
 R = config["results"]
@@ -40,74 +50,68 @@ PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
 BM25 = {**config["bm25"], "tokenizer": config["bm25"]["tokenizer"] or language.bm25_tokenizer(LANGUAGE)}
 QUESTION_SETS = config["questions"]["sets"]
-QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
 MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
-
-
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
-
-
 FREE_CONTEXT = {"backend": "heuristic"}  # X1: title, section and the chunk's first sentence
-
-
-def _context_variants():
-    """{variant: backend settings}: X1 (free, heuristic) and A1 (an LLM) when configured."""
-    out = {}
-    if config["contexts"]["free"]:
-        out["X1"] = FREE_CONTEXT
-    if config["contexts"]["llm"].get("backend"):
-        out["A1"] = dict(config["contexts"]["llm"])
-    return out
-
-
-CONTEXT_VARIANTS = _context_variants()
+CONTEXT_VARIANTS = {**({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {}),
+                    **({"A1": config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {})}
 VARIANTS = [*config["variants"], *CONTEXT_VARIANTS]
 if "A1" not in CONTEXT_VARIANTS:
     print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
 
 
-@cache
-def kept_slugs():
-    """The documents prep keeps (prep's own selection), read once when first needed."""
-    return prep.kept_slugs(CORPUS)
-
-
 def context_files(variant):
-    return [f"{R}/ctx/{variant}/docs/{slug}.jsonl" for slug in kept_slugs()]
+    return [f"{R}/ctx/{variant}/docs/{slug}.jsonl" for slug in KEPT_SLUGS]
 
 
-def _primaries():
-    """pairs.primary, `group: ""` meaning the main group."""
-    specs = config["pairs"]["primary"]
-    for i, spec in enumerate(specs):
-        if not DENSE and "{dense}" in spec["a"] + spec["b"]:
-            raise InputError(f"config pairs.primary[{i}]: {{dense}} needs a dense model, and models is "
-                             f"empty; declare primaries such as {{a: 'bm25:T0', b: 'bm25:T1'}}")
-    return [{**spec, "group": spec["group"] or MAIN_GROUP} for spec in specs]
-
-
-def _check_config():
+def _check_references():
+    """Every name the config uses refers to something of this run (one line naming the key)."""
     for name, slot in MODELS.items():
-        unknown = [v for v in slot["variants"] if v not in [*VARIANTS, "X1", "A1"]]
+        unknown = [v for v in slot["variants"] if v not in ("T0", "T1", "X1", "A1")]
         if unknown:
-            raise InputError(f"config models.{name}.variants: {unknown} not among variants {VARIANTS}")
-    for name in MODELS:
+            raise InputError(f"config models.{name}.variants: {unknown} are not variants (T0, T1, X1, A1)")
         if f"h{name}" in MODELS:
             raise InputError(f"config models: {name!r} and 'h{name}' collide (hybrid names)")
-    for group, sets in GROUPS.items():
+    for key, sets in [*((f"questions.groups.{g}", s) for g, s in GROUPS.items()),
+                      ("questions.gap_sets", config["questions"]["gap_sets"])]:
         unknown = [s for s in sets if s not in QUESTION_SETS]
         if unknown:
-            raise InputError(f"config questions.groups.{group}: unknown sets {unknown}")
+            raise InputError(f"config {key}: {unknown} are not question sets ({', '.join(QUESTION_SETS)})")
+    try:
+        re.compile(config["questions"]["cluster_key"])
+    except re.error as e:
+        raise InputError(f"config questions.cluster_key: {config['questions']['cluster_key']!r} is not a "
+                         f"regular expression ({e})") from None
+    if MAIN_GROUP not in GROUPS:
+        raise InputError(f"config score.main_group: {MAIN_GROUP!r} is not a group ({', '.join(GROUPS)})")
+    if config["pairs"]["dense"] and config["pairs"]["dense"] not in MODELS:
+        raise InputError(f"config pairs.dense: {config['pairs']['dense']!r} is not a model slot "
+                         f"({', '.join(MODELS) or 'models is empty'})")
+    if config["pairs"]["fallback_variant"] not in ("T0", "T1", "X1"):
+        raise InputError(f"config pairs.fallback_variant: {config['pairs']['fallback_variant']!r} is not a "
+                         f"variant that needs no LLM (T0, T1, X1)")
+    presets = config["fusion"]["presets"]
+    for key, preset in [("fusion.default", config["fusion"]["default"]),
+                        *(("fusion.extra", p) for p in config["fusion"]["extra"])]:
+        if preset not in presets:
+            raise InputError(f"config {key}: {preset!r} is not a preset ({', '.join(presets)})")
+    if CORPUS["slugs"] and CORPUS["format"] != "manifests":
+        raise InputError(f"config corpus.slugs: a frozen slug list is for format manifests, not "
+                         f"{CORPUS['format']!r}")
 
 
 try:
-    _check_config()
-    PRIMARY = _primaries()
+    _check_references()
+    KEPT_SLUGS = prep.kept_slugs(CORPUS)
+    QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
+    QUESTIONS_CONTENT = fingerprint(QUESTION_SETS, CORPUS)  # checks every JSONL set
+    if workflow.is_main_process:  # imported sets too, once per run (jobs skip it)
+        load_question_sets({n: s for n, s in QUESTION_SETS.items() if s["format"] != "jsonl"}, CORPUS)
 except InputError as e:
-    sys.exit(f"error: {e}")
+    fail(e)
 for _slot in MODELS.values():
     _slot["variants"] = [v for v in _slot["variants"] if v in VARIANTS]
 
@@ -124,9 +128,6 @@ def models_for(variant):
 def _hybrids():
     """{hybrid retriever name: (dense model, fusion preset)}: h<model> and h<model>.<preset>."""
     fusion = config["fusion"]
-    for preset in [fusion["default"], *fusion["extra"]]:
-        if preset not in fusion["presets"]:
-            raise ValueError(f"config fusion: unknown preset {preset!r} (presets: {list(fusion['presets'])})")
     out = {}
     for m in MODELS:
         out[f"h{m}"] = (m, fusion["default"])
@@ -152,6 +153,29 @@ def retrievers_for(variant):
 
 
 CONDITIONS = [(r, v) for v in VARIANTS for r in retrievers_for(v)]
+
+
+def _check_runs():
+    """rerank.of and the primary comparisons name runs and conditions of this configuration."""
+    bases = {r for v in VARIANTS for r in retrievers_for(v) if not r.startswith("r-")}
+    unknown = [r for r in config["rerank"]["of"] if r not in bases]
+    if config["rerank"]["enabled"] and unknown:
+        raise InputError(f"config rerank.of: {unknown} are not runs ({', '.join(sorted(bases))})")
+    specs = config["pairs"]["primary"]
+    for i, spec in enumerate(specs):
+        if not DENSE and "{dense}" in spec["a"] + spec["b"]:
+            raise InputError(f"config pairs.primary[{i}]: {{dense}} needs a dense model, and models is "
+                             f"empty; declare primaries such as {{a: 'bm25:T0', b: 'bm25:T1'}}")
+    resolved, fallback_used = resolve_primary([{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
+                                              [f"{r}:{v}" for r, v in CONDITIONS], DENSE,
+                                              config["pairs"]["fallback_variant"], list(GROUPS))
+    return resolved, fallback_used
+
+
+try:
+    PRIMARY, FALLBACK_USED = _check_runs()
+except InputError as e:
+    fail(e)
 
 
 def run_file(retriever, variant):

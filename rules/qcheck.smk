@@ -11,7 +11,7 @@ rule questions:
     params:
         sets=QUESTION_SETS,
         corpus=CORPUS,
-        content=fingerprint(QUESTION_SETS, CORPUS),
+        content=QUESTIONS_CONTENT,
     conda:
         "../envs/data.yaml"
     script:

@@ -40,7 +40,7 @@ rule pairs:
         conditions=CONDITIONS,
         comparisons=comparisons(),
         primary=PRIMARY,
-        dense=DENSE,
+        fallback_used=FALLBACK_USED,
         fallback_variant=config["pairs"]["fallback_variant"],
         alpha=config["pairs"]["alpha"],
         power=config["pairs"]["power"],

@@ -25,8 +25,9 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
                    if f"{r}:{a}" in conds and f"{r}:{b}" in conds]
     out = data.tmp / "out"
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
-    params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=primary, dense="e5",
-                             fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
+    resolved, fallback_used = pairs.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
+    params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=resolved,
+                             fallback_used=fallback_used, fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
                              ks=[5, 20], cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
     pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs),
               output=output, params=params)

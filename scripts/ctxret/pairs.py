@@ -177,8 +177,7 @@ def run(input, output, params, **_) -> None:
     conditions = [f"{r}:{v}" for r, v in params.conditions]
     runs = dict(zip(conditions, input.runs, strict=True))
     groups = group_members(gold, dict(params.groups))
-    primary, fallback_used = resolve_primary(list(params.primary), conditions, params.dense,
-                                             params.fallback_variant, [g for g, q in groups.items() if q])
+    primary, fallback_used = list(params.primary), bool(params.fallback_used)
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})
     seed, resamples, alpha, power = int(params.seed), int(params.resamples), float(params.alpha), float(params.power)
     clusters = {qid: cluster_of({"id": qid, **g}, params.cluster_key) for qid, g in gold.items()}
@@ -216,7 +215,7 @@ def run(input, output, params, **_) -> None:
         c["holm_p"] = adjusted
 
     rule = {"primary": primary, "fallback_used": fallback_used, "fallback_variant": params.fallback_variant,
-            "replaces": LLM_VARIANT, "dense": params.dense, "alpha": alpha, "power": power, "seed": seed,
+            "replaces": LLM_VARIANT, "alpha": alpha, "power": power, "seed": seed,
             "resamples": resamples, "cluster_key": params.cluster_key,
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
     files = question_files(read_json(input.sets))

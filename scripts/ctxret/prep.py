@@ -49,10 +49,7 @@ def kept(docs: list[dict], corpus: dict) -> list[dict]:
 
 
 def kept_slugs(corpus: dict) -> list[str]:
-    """What prep keeps, for the workflow to plan per-document jobs when it is parsed."""
-    frozen = frozen_path(corpus)
-    if frozen is not None and frozen.exists():
-        return read_slugs(frozen)
+    """What prep keeps, for the workflow when it is parsed: it reads (and so checks) the corpus."""
     return [d["slug"] for d in kept(read_corpus(corpus), corpus)]
 
 

@@ -13,8 +13,8 @@ questions and reports how many).
 
 The `questions` stage rewrites every set into one canonical file (one spelling per question, in
 config order) that everything downstream reads. The workflow reruns that stage when the sets'
-fingerprints (`fingerprint`, read when the workflow is parsed) change, not when a file is only
-touched or reformatted: then nothing reruns at all.
+fingerprints (`fingerprint`, computed when the workflow is parsed, which also checks every JSONL
+set) change, not when a file is only touched or reformatted: then nothing reruns at all.
 """
 from __future__ import annotations
 
@@ -135,24 +135,17 @@ def content_sha256(questions: list[dict], set_name: str) -> str:
     return sha256_text(canonical_lines([q for q in questions if q["set"] == set_name]))
 
 
-def fingerprint(sets: dict[str, dict], corpus: dict | None = None) -> dict[str, str]:
-    """{set: content hash} of JSONL sets; an imported set hashes its settings and source files.
-    A set that does not load hashes its files' bytes instead (or 'missing'), so any change to
-    it reruns the stage, which then names the problem."""
-    corpus = corpus or {}
-    files = {name: set_files(spec, corpus) for name, spec in sets.items()}
-
-    def raw(name: str) -> str:
-        return sha256_text(canonical_json([sets[name], corpus if sets[name]["format"] != "jsonl" else None,
-                                           [sha256_file(p) if Path(p).is_file() else "missing"
-                                            for p in files[name]]]))
+def fingerprint(sets: dict[str, dict], corpus: dict) -> dict[str, str]:
+    """{set: hash}: a JSONL set's content hash (it loads and checks the set: an InputError names
+    what is wrong); an imported set hashes its settings and source files."""
     jsonl = {name: spec for name, spec in sets.items() if spec["format"] == "jsonl"}
-    try:
-        questions, _ = load_question_sets(jsonl)
-        hashes = {name: content_sha256(questions, name) for name in jsonl}
-    except InputError:
-        hashes = {name: raw(name) for name in jsonl}
-    return {name: hashes[name] if name in hashes else raw(name) for name in sets}
+    questions, _ = load_question_sets(jsonl, corpus)
+    out = {name: content_sha256(questions, name) for name in jsonl}
+    for name, spec in sets.items():
+        if name not in out:
+            files = [sha256_file(p) if Path(p).is_file() else "missing" for p in set_files(spec, corpus)]
+            out[name] = sha256_text(canonical_json([spec, corpus, files]))
+    return out
 
 
 def where(question: dict) -> str:

@@ -20,6 +20,23 @@ def load_schema() -> dict:
         return yaml.safe_load(f)
 
 
+def read_config(path: str) -> dict:
+    """A YAML config file as a dict; InputError naming file and line for a syntax error."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else path
+        raise InputError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: a config file is a mapping of keys at the top level")
+    return config
+
+
 def _defaulting_validator(schema: dict):
     from jsonschema import Draft202012Validator, validators
 
@@ -39,8 +56,47 @@ def key_path(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def complete(config: dict, source: str = "config") -> dict:
-    """A copy of `config` with every default filled in; InputError for the first problem found."""
+def key_line(source: str, path) -> int | None:
+    """The line of `source` (a YAML file) where the key at `path` is written, if it is."""
+    try:
+        node = yaml.compose(Path(source).read_text(encoding="utf-8-sig"))
+    except (OSError, yaml.YAMLError):
+        return None
+    line = None
+    for key in path:
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if k.value == str(key)), None)
+            if found is None:
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def unexpected(error) -> list[str]:
+    """For an unknown key, the key itself (so that its own line is named)."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        return [next(k for k in error.instance if k not in known)]
+    return []
+
+
+def where(sources: tuple[str, ...], path) -> str:
+    """`file:line` of the last source that writes the key at `path` (later files win), or the files."""
+    for source in reversed(sources):
+        line = key_line(source, path)
+        if line is not None:
+            return f"{source}:{line}"
+    return ", ".join(sources)
+
+
+def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
+    """A copy of `config` (read from the YAML files `sources`) with every default filled in;
+    InputError naming the file, line and key of the first problem found."""
     config = copy.deepcopy(config)
     sets = (config.get("questions") or {}).get("sets")
     if isinstance(sets, dict):
@@ -50,5 +106,6 @@ def complete(config: dict, source: str = "config") -> dict:
     from jsonschema.exceptions import best_match
     error = best_match(_defaulting_validator(load_schema()).iter_errors(config))
     if error is not None:
-        raise InputError(f"{source}: {key_path(error.absolute_path)}: {error.message}")
+        path = list(error.absolute_path)
+        raise InputError(f"{where(sources, path + unexpected(error))}: {key_path(path)}: {error.message}")
     return config

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..chunktext import blocks
 from ..documents import check_slug, document
 from ..errors import InputError
 from ..fileio import read_json, read_text
@@ -37,6 +38,8 @@ def read_manifest(path: Path) -> dict:
     body = read_text(body_path).replace("\r\n", "\n").strip()
     if not body:
         raise InputError(f"{body_path}: the document is empty")
+    if all(b.heading is not None for b in blocks(body)):
+        raise InputError(f"{body_path}: the document has only `## ` headings, no text")
     return document(slug, meta["title"].strip(), body, tags=tags)
 
 

