@@ -7,6 +7,7 @@ min_version("9.0")
 include: "rules/common.smk"
 include: "rules/prep.smk"
 include: "rules/chunks.smk"
+include: "rules/chunking.smk"
 include: "rules/qcheck.smk"
 include: "rules/contexts.smk"
 include: "rules/embed.smk"

@@ -33,7 +33,7 @@ FORMULA = ("FLOPs = sum over texts of layers * (2*n*(4*h^2 + 2*h*i) + 4*n^2*h), 
 
 def demo_texts() -> list[str]:
     docs = read_articles(sorted((ROOT / "data" / "demo" / "articles").glob("*.json")))
-    return [t1_text(c) for c in chunk_corpus(docs, 800)]
+    return [t1_text(c) for c in chunk_corpus(docs, {"max_chars": 800})]
 
 
 def timed(fn) -> tuple[float, float]:

@@ -1,22 +1,26 @@
+# The experiment's chunker writes chunks.jsonl; each compared one chunks-<chunker>.jsonl.
 rule chunks:
     input:
         docs=f"{R}/docs.jsonl",
     output:
-        chunks=f"{R}/chunks.jsonl",
+        chunks=f"{R}/chunks{{tag}}.jsonl",
     log:
-        f"{R}/logs/chunks.log",
+        f"{R}/logs/chunks{{tag}}.log",
     params:
-        chunker=CHUNKER,
-        max_chars=config["chunking"]["max_chars"],
+        chunker=lambda wc: chunker_of(wc.tag),
+        settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
+        store=STORE,
+        offline=config["offline"],
+    threads: lambda wc: MODELS[chunker_model(chunker_of(wc.tag))]["threads"] if chunker_model(chunker_of(wc.tag)) else 1
     conda:
-        "../envs/data.yaml"
+        "../envs/embed.yaml"
     script:
         "../scripts/chunks.py"
 
 
 rule variant:
     input:
-        chunks=f"{R}/chunks.jsonl",
+        chunks=lambda wc: f"{R}/chunks{chunk_tag(variant_chunker(wc.variant))}.jsonl",
         contexts=lambda wc: context_files(wc.variant) if wc.variant in CONTEXT_VARIANTS else [],
     output:
         variant=f"{R}/var-{{variant}}.jsonl",

@@ -7,6 +7,7 @@ from snakemake.utils import update_config
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
+from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.pairs import resolve_primary  # noqa: E402
@@ -44,7 +45,9 @@ R = config["results"]
 STORE = config["store"]
 CORPUS = config["corpus"]
 LANGUAGE = CORPUS["language"]
-CHUNKER = config["chunking"]["chunker"] or ("given" if CORPUS["format"] == "chunked" else "paragraph")
+CHUNKING = config["chunking"]
+CHUNKER = CHUNKING["chunker"] or ("given" if CORPUS["format"] == "chunked" else "paragraph")
+COMPARED = [c for c in CHUNKING["compare"] if c != CHUNKER]  # strategies compared with CHUNKER on T1
 PROMPT = workflow_file(config["contexts"]["prompt"])
 PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
@@ -61,6 +64,37 @@ CONTEXT_VARIANTS = {**({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {
 VARIANTS = [*config["variants"], *CONTEXT_VARIANTS]
 if "A1" not in CONTEXT_VARIANTS:
     print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
+
+
+def chunk_tag(chunker):
+    """The experiment's chunker writes chunks.jsonl, a compared one chunks-<chunker>.jsonl."""
+    return "" if chunker == CHUNKER else f"-{chunker}"
+
+
+def chunker_of(tag):
+    return tag[1:] if tag else CHUNKER
+
+
+def variant_chunker(variant):
+    """A compared strategy's T1 is the variant T1.<chunker>."""
+    return variant.partition(".")[2] or CHUNKER
+
+
+def chunker_model(chunker):
+    """The model slot a strategy reads (recursive: its tokenizer; semantic: its vectors), or None."""
+    key = NEEDS_MODEL.get(chunker)
+    return (CHUNKING[chunker][key] or DENSE) if key else None
+
+
+def chunker_settings(chunker):
+    """What a strategy's boundaries depend on (its own settings and model)."""
+    own = {"max_chars": CHUNKING["max_chars"]} if chunker == "paragraph" else (
+        {chunker: CHUNKING[chunker]} if chunker in CHUNKING else {})
+    model = chunker_model(chunker)
+    return {**own, **({"model": model_settings(model)} if model else {})}
+
+
+COMPARED_VARIANTS = [f"T1.{c}" for c in COMPARED]
 
 
 def context_files(variant):
@@ -98,6 +132,13 @@ def _check_references():
                         *(("fusion.extra", p) for p in config["fusion"]["extra"])]:
         if preset not in presets:
             raise InputError(f"config {key}: {preset!r} is not a preset ({', '.join(presets)})")
+    for chunker in [CHUNKER, *COMPARED]:
+        model = chunker_model(chunker)
+        if model is not None and model not in MODELS:
+            key = f"chunking.{chunker}.{NEEDS_MODEL[chunker]}"
+            raise InputError(f"config {key}: {model!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})")
+    if COMPARED and "T1" not in config["variants"]:
+        raise InputError("config chunking.compare: strategies are compared on T1, which variants lacks")
     if CORPUS["slugs"] and CORPUS["format"] != "manifests":
         raise InputError(f"config corpus.slugs: a frozen slug list is for format manifests, not "
                          f"{CORPUS['format']!r}")
@@ -122,7 +163,8 @@ def model_settings(name):
 
 
 def models_for(variant):
-    return [m for m, slot in MODELS.items() if variant in slot["variants"]]
+    """The model slots that embed a variant (a compared strategy's T1.<chunker> as T1)."""
+    return [m for m, slot in MODELS.items() if variant.partition(".")[0] in slot["variants"]]
 
 
 def _hybrids():
@@ -178,6 +220,12 @@ except InputError as e:
     fail(e)
 
 
+def chunking_strategies():
+    """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs."""
+    return [{"name": c, "variant": v, "retrievers": retrievers_for(v)}
+            for c, v in zip([CHUNKER, *COMPARED], ["T1", *COMPARED_VARIANTS])]
+
+
 def run_file(retriever, variant):
     return f"{R}/runs/{retriever}-{variant}.jsonl"
 
@@ -199,9 +247,11 @@ def qdrant_params(variant):
 
 
 def final_outputs():
+    compared = [f"{R}/chunking.md", f"{R}/chunking.json", f"{R}/chunking-audit.tsv",
+                f"{R}/report/chunking.png"] if COMPARED else []
     return [f"{R}/score.md", f"{R}/score.json", f"{R}/score.parquet", f"{R}/runs/qrels.txt",
             f"{R}/pairs.md", f"{R}/pairs.json",
-            f"{R}/report/failure.png", f"{R}/report/pairs.png", f"{R}/report/summary.html"]
+            f"{R}/report/failure.png", f"{R}/report/pairs.png", f"{R}/report/summary.html", *compared]
 
 
 def intermediate_outputs():
@@ -221,7 +271,8 @@ def intermediate_outputs():
 
 
 wildcard_constraints:
-    variant="|".join(VARIANTS),
+    variant="|".join(v.replace(".", r"\.") for v in [*VARIANTS, *COMPARED_VARIANTS]),
+    tag="(?:" + "|".join(["", *(f"-{c}" for c in COMPARED)]) + ")",
     hybrid="|".join(h.replace(".", r"\.") for h in HYBRIDS) or "(?!)",
     base="|".join(r.replace(".", r"\.") for r in reranked_bases()) or "(?!)",
     cvar="X1|A1",

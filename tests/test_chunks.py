@@ -7,7 +7,8 @@ import pytest
 
 from conftest import read_lines, write_lines
 from ctxret import chunks, variants
-from ctxret.chunks import chunk_corpus, chunk_document
+from ctxret.chunkers.paragraph import chunk_document
+from ctxret.chunks import chunk_corpus
 from ctxret.chunktext import blocks, t0_text, t1_text
 
 INTRO = "컨슈머 지연은 브로커에 쌓인 메시지와 컨슈머가 처리한 위치의 차이다. 지연이 커지면 주문 처리도 늦어진다."
@@ -33,7 +34,7 @@ def run_chunks(tmp_path, docs, max_chars, name="chunks.jsonl"):
     docs_path = write_lines(tmp_path / "docs.jsonl", docs)
     out = tmp_path / name
     chunks.run(input=SimpleNamespace(docs=str(docs_path)), output=SimpleNamespace(chunks=str(out)),
-               params=SimpleNamespace(max_chars=max_chars, chunker="paragraph"))
+               params=SimpleNamespace(settings={"max_chars": max_chars}, chunker="paragraph"))
     return out
 
 
@@ -120,7 +121,7 @@ def test_a_fenced_block_with_blank_lines_and_a_heading_line_is_one_paragraph():
 
 
 def test_corpus_ids_keys_and_spans():
-    found = chunk_corpus(DOCS, 120)
+    found = chunk_corpus(DOCS, {"max_chars": 120})
     assert [c["chunk_id"] for c in found] == [f"{i:05d}" for i in range(len(found))]
     assert found[0]["chunk_id"] == "00000"
     bodies = {d["slug"]: d["body"] for d in DOCS}
@@ -132,7 +133,7 @@ def test_corpus_ids_keys_and_spans():
         assert c["key"] == hashlib.sha256((c["slug"] + "\n" + c["text"]).encode("utf-8")).hexdigest()
     # the same text in two documents gets two keys
     twins = chunk_corpus([{"slug": "a", "title": "가", "body": "같은 글."},
-                          {"slug": "b", "title": "가", "body": "같은 글."}], 100)
+                          {"slug": "b", "title": "가", "body": "같은 글."}], {"max_chars": 100})
     assert twins[0]["text"] == twins[1]["text"] and twins[0]["key"] != twins[1]["key"]
 
 
@@ -141,7 +142,7 @@ def test_the_stage_writes_the_same_chunks_on_every_run(tmp_path, capsys):
     second = run_chunks(tmp_path, DOCS, 120, "second.jsonl")
     assert first.read_bytes() == second.read_bytes()
     rows = read_lines(first)
-    assert rows == chunk_corpus(DOCS, 120)
+    assert rows == chunk_corpus(DOCS, {"max_chars": 120})
     bodies = {d["slug"]: d["body"] for d in DOCS}
     assert all(r["text"] == bodies[r["slug"]][r["start"]:r["end"]] for r in rows)
     assert f"documents 2, chunks {len(rows)}" in capsys.readouterr().out
@@ -202,7 +203,7 @@ def test_sentence_pieces_do_not_count_the_space_after_a_sentence(para, expected)
 def test_only_a_heading_at_column_zero_starts_a_section():
     # T0 drops a heading only at column 0, so chunks take sections from those lines alone
     body = "머리말.\n\n  ## 들여쓴 줄\n\n## 절\n\n본문이다."
-    found = chunk_corpus([{"slug": "d", "title": "문서", "body": body}], 1000)
+    found = chunk_corpus([{"slug": "d", "title": "문서", "body": body}], {"max_chars": 1000})
     assert [c["section"] for c in found] == ["", "절"]
     assert "  ## 들여쓴 줄" in found[0]["text"]
     assert t0_text(found[1]) == "본문이다."

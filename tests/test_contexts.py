@@ -29,7 +29,7 @@ PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="ut
 def demo_corpus(limit=None):
     manifests = sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))
     docs = [d for d in read_articles(manifests) if "RAG" not in d["tags"]][:limit]
-    return docs, chunk_corpus(docs, 800)
+    return docs, chunk_corpus(docs, {"max_chars": 800})
 
 
 def contexts_for(docs, chunks, settings, store, attempts=2):
@@ -73,7 +73,7 @@ def test_editing_one_document_calls_only_its_changed_chunks(fake_claude, tmp_pat
     # document is part of every key), the other documents' chunks do not change
     edited = dict(docs[1], body=docs[1]["body"].replace("다.", "다!", 1))
     new_docs = [docs[0], edited, docs[2]]
-    new_chunks = chunk_corpus(new_docs, 800)
+    new_chunks = chunk_corpus(new_docs, {"max_chars": 800})
     _, n, hits = contexts_for(new_docs, new_chunks, settings, store)
     edited_chunks = sum(1 for c in new_chunks if c["slug"] == edited["slug"])
     assert n == edited_chunks == len(calls()) - before

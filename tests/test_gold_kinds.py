@@ -24,7 +24,7 @@ def scored(tmp_path):
     corpus = settings(corpus={"format": "chunked", "path": str(FORMATS / "chunked" / "corpus.json")})["corpus"]
     docs = read_corpus(corpus)
     write_lines(tmp_path / "docs.jsonl", docs)
-    write_lines(tmp_path / "chunks.jsonl", chunk_corpus(docs, 800, "given"))
+    write_lines(tmp_path / "chunks.jsonl", chunk_corpus(docs, {"max_chars": 800}, "given"))
 
     def run(question: dict, ranked: list[str], strict: bool = True):
         sets = settings(questions={"sets": {"Q": str(write_lines(tmp_path / "q.jsonl", [question]))}})

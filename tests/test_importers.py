@@ -135,7 +135,7 @@ def chunked(path=FORMATS / "chunked" / "corpus.json"):
 def test_given_chunks_keep_the_files_boundaries_exactly():
     docs, questions, _ = load(*chunked())
     source = json.loads((FORMATS / "chunked" / "corpus.json").read_text())
-    chunks = chunk_corpus(docs, 800, "given")
+    chunks = chunk_corpus(docs, {"max_chars": 800}, "given")
     assert [(c["unit"], c["section"], c["text"]) for c in chunks] == [
         (c["id"], c["section"], c["text"]) for d in source for c in d["chunks"]]
     assert all(c["units"] == [c["unit"]] for c in chunks)
@@ -155,7 +155,7 @@ def test_a_repeated_chunk_id_is_named(tmp_path):
 
 def test_paragraph_chunking_of_given_units_names_a_representative_unit():
     docs, _, _ = load(*chunked())
-    chunks = chunk_corpus(docs, 200, "paragraph")   # paragraphs packed: several units per chunk
+    chunks = chunk_corpus(docs, {"max_chars": 200}, "paragraph")   # paragraphs packed: several units per chunk
     first = chunks[0]
     assert first["units"] == ["py-1", "py-2"] and first["unit"] == "py-1"   # py-1 is the longer
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ctxret import pairs
+from ctxret import paired, pairs
 from ctxret.errors import InputError
 from ctxret.stats import holm, sign_test
 from ctxret.texts import TEXTS
@@ -35,9 +35,9 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
 
 
 def test_verdict_follows_the_interval():
-    assert pairs.verdict(-0.2, -0.01) == "holds"
-    assert pairs.verdict(-0.2, 0.0) == "undecided"
-    assert pairs.verdict(0.01, 0.3) == "reversed"
+    assert paired.verdict(-0.2, -0.01) == "holds"
+    assert paired.verdict(-0.2, 0.0) == "undecided"
+    assert paired.verdict(0.01, 0.3) == "reversed"
 
 
 def test_primaries_fall_back_to_x1_only_when_a1_is_absent():

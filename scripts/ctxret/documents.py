@@ -10,9 +10,11 @@ from __future__ import annotations
 import random
 import re
 
+from .chunktext import blocks
 from .errors import InputError
 from .fileio import sha256_text
 
+CLAUSE = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?", re.MULTILINE)  # 제1조(목적), 제3조의2
 UNSAFE = r'\s/\\:*?"<>|{}\[\]\x00-\x1f\x7f'
 SLUG = re.compile(rf"(?![.-])[^{UNSAFE}]{{1,100}}")
 SLUG_RULE = ("1-100 characters, no whitespace, control characters or / \\ : * ? \" < > | { } [ ], "
@@ -51,6 +53,32 @@ def joined(parts: list[tuple[str, dict]]) -> tuple[str, list[dict]]:
         units.append({**info, "start": pos, "end": pos + len(text)})
         pos += len(text) + 2
     return "\n\n".join(text for text, _ in parts), units
+
+
+def units_of(doc: dict) -> list[dict]:
+    """A document's units [{id, start, end, section}]: its source's own (paragraphs, given
+    chunks) when it has them; else its `## ` sections (the text before the first heading is a
+    unit of its own, section ""); else, for a regulation-style text, its clauses (lines opening
+    `제N조`); else the whole body."""
+    if "units" in doc:
+        return [{"section": "", **u} for u in doc["units"]]
+    body, slug = doc["body"], doc["slug"]
+    heads = [(b.start, b.heading) for b in blocks(body) if b.heading is not None]
+    if not heads:
+        clauses = [(m.start(), body[m.start():].split("\n", 1)[0].strip()) for m in CLAUSE.finditer(body)]
+        heads = clauses if len(clauses) > 1 else []
+    starts = [(0, "")] + heads if not heads or heads[0][0] > 0 else heads
+    units = []
+    for (start, section), (end, _) in zip(starts, [*starts[1:], (len(body), "")]):
+        end = start + len(body[start:end].rstrip())
+        if body[start:end].strip():
+            units.append({"id": f"{slug}#s{len(units)}", "start": start, "end": end, "section": section})
+    return units
+
+
+def unit_at(units: list[dict], offset: int) -> dict:
+    """The unit holding character `offset` (the last one starting at or before it)."""
+    return next((u for u in reversed(units) if u["start"] <= offset), units[0])
 
 
 def excluded(tags: list[str], exclude_tags: list[str]) -> bool:

@@ -7,29 +7,17 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import group_members, question_outcomes
 from .questions import cluster_of
 from .runs import read_run
-from .stats import (cluster_bootstrap_diff, holm, min_detectable_diff, paired_counts,
-                    questions_needed, sign_test)
+from .paired import compare, power_summary, verdict
+from .stats import holm
 from .tables import markdown_table
 from .texts import texts
 
 LLM_VARIANT = "A1"
-MAX_QUESTIONS = 100_000  # questions_needed searches up to here
-
-
-def verdict(lo: float, hi: float) -> str:
-    """Failure-rate difference B - A: below 0 throughout means B fails less."""
-    if hi < 0:
-        return "holds"
-    if lo > 0:
-        return "reversed"
-    return "undecided"
 
 
 def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str,
@@ -52,34 +40,6 @@ def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallba
         out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),
                     "declared": {"a": spec["a"], "b": spec["b"]}})
     return out, used
-
-
-def compare(out_a: dict, out_b: dict, qids: list[str], k: int, cluster_of_q: dict[str, str],
-            seed: int, resamples: int) -> dict:
-    hit_a = np.array([out_a[q][f"hit@{k}"] for q in qids])
-    hit_b = np.array([out_b[q][f"hit@{k}"] for q in qids])
-    counts = paired_counts(hit_a, hit_b)
-    n = len(qids)
-    fail_a, fail_b = int(np.sum(~hit_a)), int(np.sum(~hit_b))
-    clusters = np.array([cluster_of_q[q] for q in qids])
-    lo, hi = cluster_bootstrap_diff(~hit_a, ~hit_b, clusters, seed, resamples)
-    return {"N": n, "k": k, "fail_a": fail_a, "fail_b": fail_b, "diff": (fail_b - fail_a) / n,
-            **counts, "sign_p": sign_test(counts["only_a"], counts["only_b"]),
-            "ci": [lo, hi], "clusters": int(len(set(clusters))), "seed": seed, "resamples": resamples,
-            "flipped": [{"qid": q, "rank_a": out_a[q]["rank"], "rank_b": out_b[q]["rank"],
-                         "hit_a": bool(a), "hit_b": bool(b)}
-                        for q, a, b in zip(qids, hit_a, hit_b) if a != b]}
-
-
-def power_summary(c: dict, alpha: float, power: float) -> dict:
-    """Power of the sign test at the observed discordance (method: ctxret.stats)."""
-    d = c["only_a"] + c["only_b"]
-    psi = d / c["N"]
-    needed = questions_needed(psi, c["diff"], alpha, power, MAX_QUESTIONS)
-    return {"alpha": alpha, "power": power, "discordant": d, "discordance": psi,
-            "min_detectable_diff": min_detectable_diff(c["N"], psi, alpha, power) if d else None,
-            "questions_needed": needed,
-            "needed_over_max": needed is None and c["diff"] != 0 and d > 0, "max_n": MAX_QUESTIONS}
 
 
 def question_files(records: dict[str, dict]) -> list[dict]:

@@ -83,6 +83,25 @@ def plot_diffs(points: list[dict], path: str) -> None:
     _save(fig, path)
 
 
+def plot_chunking(strategies: list[dict], k: int, path: str) -> None:
+    """Strict R@k per strategy (bars) and loose R@k (open circles), one group of bars per retriever."""
+    retrievers = list(dict.fromkeys(r for s in strategies for r in s["retrievers"]))
+    width = 0.8 / len(strategies)
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(retrievers) * len(strategies) / 2), 3.6))
+    for i, s in enumerate(strategies):
+        xs = [j + i * width for j, r in enumerate(retrievers) if r in s["retrievers"]]
+        rs = [s["retrievers"][r] for r in retrievers if r in s["retrievers"]]
+        ax.bar(xs, [r["strict_hits"] / r["N"] for r in rs], width, label=s["name"])
+        ax.plot(xs, [r["loose_hits"] / r["N"] for r in rs], "o", mfc="none", color="black", markersize=5)
+    ax.set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(retrievers))], retrievers)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(f"R@{k} (bars: strict, circles: loose)", fontsize=8)
+    ax.set_title("Chunking strategies on T1", fontsize=9)
+    ax.legend(fontsize=7, ncol=min(len(strategies), 6), loc="lower center")
+    ax.grid(axis="y", alpha=0.3)
+    _save(fig, path)
+
+
 def run(input, output, params, **_) -> None:
     score, pairs = read_json(input.score), read_json(input.pairs)
     group = score["main_group"]

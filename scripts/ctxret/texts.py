@@ -11,10 +11,10 @@ TEXTS = {
         "undecided": "cannot be distinguished with this many questions",
         "reversed": "came out the other way",
         "score_title": "Score",
-        "score_note": "fail@k: the gold chunk is not in the top k. hit@k = 1 - fail@k (any gold chunk); "
-                      "recall@k: the mean share of a question's gold chunks in the top k (the cookbook's "
-                      "Pass@k is the same mean share, reported under both names); doc recall@k: any "
-                      "chunk of the gold document in the top k.",
+        "score_note": "fail@k: no gold chunk in the top k. hit@k = 1 - fail@k; recall@k: the mean share of "
+                      "a question's gold units (its passages, chunk ids or documents) with a chunk in the "
+                      "top k (the cookbook's Pass@k is the same mean share, reported under both names); "
+                      "doc recall@k: any chunk of a gold document in the top k.",
         "score_detail": "Every group and question set",
         "condition": "condition", "group": "group",
         "pairs_title": "Paired comparisons",
@@ -65,10 +65,10 @@ TEXTS = {
         "undecided": "이 질문 수로는 구분할 수 없다",
         "reversed": "반대로 나왔다",
         "score_title": "점수",
-        "score_note": "fail@k: 정답 청크가 상위 k개에 없음. hit@k = 1 - fail@k (정답 청크 중 하나라도); "
-                      "recall@k: 질문의 정답 청크 중 상위 k개에 든 비율의 평균 (cookbook의 Pass@k도 같은 "
-                      "평균 비율이며 두 이름으로 모두 싣는다); doc recall@k: 정답 문서의 청크가 상위 k개에 "
-                      "하나라도 있음.",
+        "score_note": "fail@k: 정답 청크가 상위 k개에 하나도 없음. hit@k = 1 - fail@k; recall@k: 질문의 정답 "
+                      "단위(정답 문장, 청크 id, 문서) 가운데 그 청크가 상위 k개에 든 단위의 비율의 평균 "
+                      "(cookbook의 Pass@k도 같은 평균 비율이며 두 이름으로 모두 싣는다); doc recall@k: 정답 "
+                      "문서의 청크가 상위 k개에 하나라도 있음.",
         "score_detail": "모든 그룹과 질문 세트",
         "condition": "조건", "group": "그룹",
         "pairs_title": "짝 비교",

@@ -22,8 +22,9 @@ def context_rows(chunks: list[dict], contexts: dict[str, str]) -> list[dict]:
 
 def run(input, output, params, **_) -> None:
     chunks = read_jsonl(input.chunks)
-    if params.variant in BASE_VARIANTS:
-        rows = variant_rows(chunks, params.variant)
+    base = params.variant.partition(".")[0]  # T1.<chunker>: T1 of a compared strategy's chunks
+    if base in BASE_VARIANTS:
+        rows = variant_rows(chunks, base)
     else:
         contexts = {r["chunk_id"]: r["context"] for path in input.contexts for r in read_jsonl(path)}
         rows = context_rows(chunks, contexts)

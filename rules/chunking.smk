@@ -1,0 +1,30 @@
+# chunking.compare: every strategy's T1 scored strict, loose and by passage on the main group,
+# each paired with the experiment's own chunker (results/chunking.md).
+
+
+rule chunking:
+    input:
+        docs=f"{R}/docs.jsonl",
+        questions=QUESTIONS,
+        chunks=[f"{R}/chunks{chunk_tag(c)}.jsonl" for c in [CHUNKER, *COMPARED]],
+        gold=[f"{R}/gold{chunk_tag(c)}.json" for c in [CHUNKER, *COMPARED]],
+        runs=[run_file(r, s["variant"]) for s in chunking_strategies() for r in s["retrievers"]],
+    output:
+        md=f"{R}/chunking.md",
+        json=f"{R}/chunking.json",
+        audit=f"{R}/chunking-audit.tsv",
+        plot=report(f"{R}/report/chunking.png", caption="../report/chunking.rst", category="4 Chunking"),
+    log:
+        f"{R}/logs/chunking.log",
+    params:
+        strategies=chunking_strategies(),
+        sets=GROUPS[MAIN_GROUP],
+        k=config["score"]["ks"][0],
+        mrr_k=config["score"]["mrr_k"],
+        cluster_key=config["questions"]["cluster_key"],
+        seed=config["pairs"]["seed"],
+        resamples=config["pairs"]["resamples"],
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../scripts/chunking.py"

@@ -1,0 +1,40 @@
+"""Chunkers: one document -> chunk spans [{section, start, end}] of its body.
+
+None crosses a document; together a document's chunks cover every non-space character of it;
+a chunk's section is that of the unit it starts in (ctxret.documents.units_of), so title and
+section reach every strategy the same way (T1). Strategies differ only in boundaries:
+
+- paragraph: paragraphs packed up to max_chars within a `## ` section (ctxret's default)
+- fixed: windows of `size` characters, each starting `size - overlap` after the previous one
+- recursive: sections, then paragraphs, sentences and characters, merged up to `tokens`
+  tokens of a model's tokenizer, each chunk repeating up to `overlap` tokens of the previous one
+- semantic: sentences, broken where the embedding distance of neighbours exceeds the
+  `percentile`-th percentile of the document's distances
+- article: one unit per chunk (a `## ` section, a clause of a regulation, a source paragraph)
+- given: the corpus's own chunks (format chunked)
+
+A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import article, fixed, paragraph, recursive, semantic
+
+CHUNKERS: dict[str, Callable] = {"paragraph": paragraph.spans, "fixed": fixed.spans, "recursive": recursive.spans,
+                                 "semantic": semantic.spans, "article": article.spans, "given": article.given}
+NEEDS_MODEL = {"recursive": "tokenizer", "semantic": "model"}  # the model slot each one reads
+
+
+@dataclass
+class Tools:
+    """What a model-based strategy calls: token counts of texts, unit vectors of texts."""
+    count_tokens: Callable[[list[str]], list[int]] | None = None
+    embed: Callable[[list[str]], np.ndarray] | None = None
+
+
+def spans(doc: dict, chunker: str, settings: dict, tools: Tools) -> list[dict]:
+    return CHUNKERS[chunker](doc, settings, tools)
