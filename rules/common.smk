@@ -9,15 +9,21 @@ sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
-from ctxret.importers import corpus_files, set_files  # noqa: E402
+from ctxret.importers import corpus_files, set_files, set_problem  # noqa: E402
 from ctxret.pairs import resolve_primary  # noqa: E402
 from ctxret.questions import fingerprint, load_question_sets  # noqa: E402
-from ctxret.settings import complete, read_config  # noqa: E402
+from ctxret.settings import complete, read_config, where  # noqa: E402
 
 
 def fail(error):
     """Stop while the workflow is read, with one line (no traceback)."""
     sys.exit(f"error: {error}")
+
+
+def config_error(key, message):
+    """A problem with the config value at `key` (dotted), named by file and line."""
+    path = [int(k) if k.isdigit() else k for k in key.split(".")]
+    return InputError(f"{where(CONFIG_FILES, path)}: {key}: {message}")
 
 
 def workflow_file(path):
@@ -102,46 +108,45 @@ def context_files(variant):
 
 
 def _check_references():
-    """Every name the config uses refers to something of this run (one line naming the key)."""
-    for name, slot in MODELS.items():
-        unknown = [v for v in slot["variants"] if v not in ("T0", "T1", "X1", "A1")]
-        if unknown:
-            raise InputError(f"config models.{name}.variants: {unknown} are not variants (T0, T1, X1, A1)")
+    """Every name the config uses refers to something of this run."""
+    for name in MODELS:
         if f"h{name}" in MODELS:
-            raise InputError(f"config models: {name!r} and 'h{name}' collide (hybrid names)")
+            raise config_error(f"models.h{name}", f"collides with the hybrid of model slot {name!r}")
+    for name, spec in QUESTION_SETS.items():
+        if set_problem(spec, CORPUS):
+            raise config_error(f"questions.sets.{name}", set_problem(spec, CORPUS))
     for key, sets in [*((f"questions.groups.{g}", s) for g, s in GROUPS.items()),
                       ("questions.gap_sets", config["questions"]["gap_sets"])]:
         unknown = [s for s in sets if s not in QUESTION_SETS]
         if unknown:
-            raise InputError(f"config {key}: {unknown} are not question sets ({', '.join(QUESTION_SETS)})")
+            raise config_error(key, f"{unknown} are not question sets ({', '.join(QUESTION_SETS)})")
     try:
         re.compile(config["questions"]["cluster_key"])
     except re.error as e:
-        raise InputError(f"config questions.cluster_key: {config['questions']['cluster_key']!r} is not a "
-                         f"regular expression ({e})") from None
+        raise config_error("questions.cluster_key", f"{config['questions']['cluster_key']!r} is not a "
+                                                    f"regular expression ({e})") from None
     if MAIN_GROUP not in GROUPS:
-        raise InputError(f"config score.main_group: {MAIN_GROUP!r} is not a group ({', '.join(GROUPS)})")
+        raise config_error("score.main_group", f"{MAIN_GROUP!r} is not a group ({', '.join(GROUPS)})")
     if config["pairs"]["dense"] and config["pairs"]["dense"] not in MODELS:
-        raise InputError(f"config pairs.dense: {config['pairs']['dense']!r} is not a model slot "
-                         f"({', '.join(MODELS) or 'models is empty'})")
+        raise config_error("pairs.dense", f"{config['pairs']['dense']!r} is not a model slot "
+                                          f"({', '.join(MODELS) or 'models is empty'})")
     if config["pairs"]["fallback_variant"] not in ("T0", "T1", "X1"):
-        raise InputError(f"config pairs.fallback_variant: {config['pairs']['fallback_variant']!r} is not a "
-                         f"variant that needs no LLM (T0, T1, X1)")
+        raise config_error("pairs.fallback_variant", f"{config['pairs']['fallback_variant']!r} is not a "
+                                                     f"variant that needs no LLM (T0, T1, X1)")
     presets = config["fusion"]["presets"]
     for key, preset in [("fusion.default", config["fusion"]["default"]),
-                        *(("fusion.extra", p) for p in config["fusion"]["extra"])]:
+                        *((f"fusion.extra.{i}", p) for i, p in enumerate(config["fusion"]["extra"]))]:
         if preset not in presets:
-            raise InputError(f"config {key}: {preset!r} is not a preset ({', '.join(presets)})")
+            raise config_error(key, f"{preset!r} is not a preset ({', '.join(presets)})")
     for chunker in [CHUNKER, *COMPARED]:
         model = chunker_model(chunker)
         if model is not None and model not in MODELS:
-            key = f"chunking.{chunker}.{NEEDS_MODEL[chunker]}"
-            raise InputError(f"config {key}: {model!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})")
+            raise config_error(f"chunking.{chunker}.{NEEDS_MODEL[chunker]}",
+                               f"{model!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})")
     if COMPARED and "T1" not in config["variants"]:
-        raise InputError("config chunking.compare: strategies are compared on T1, which variants lacks")
+        raise config_error("chunking.compare", "strategies are compared on T1, which variants lacks")
     if CORPUS["slugs"] and CORPUS["format"] != "manifests":
-        raise InputError(f"config corpus.slugs: a frozen slug list is for format manifests, not "
-                         f"{CORPUS['format']!r}")
+        raise config_error("corpus.slugs", f"a frozen slug list is for format manifests, not {CORPUS['format']!r}")
 
 
 try:
@@ -202,16 +207,15 @@ def _check_runs():
     bases = {r for v in VARIANTS for r in retrievers_for(v) if not r.startswith("r-")}
     unknown = [r for r in config["rerank"]["of"] if r not in bases]
     if config["rerank"]["enabled"] and unknown:
-        raise InputError(f"config rerank.of: {unknown} are not runs ({', '.join(sorted(bases))})")
+        raise config_error("rerank.of", f"{unknown} are not runs ({', '.join(sorted(bases))})")
     specs = config["pairs"]["primary"]
     for i, spec in enumerate(specs):
         if not DENSE and "{dense}" in spec["a"] + spec["b"]:
-            raise InputError(f"config pairs.primary[{i}]: {{dense}} needs a dense model, and models is "
-                             f"empty; declare primaries such as {{a: 'bm25:T0', b: 'bm25:T1'}}")
-    resolved, fallback_used = resolve_primary([{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
-                                              [f"{r}:{v}" for r, v in CONDITIONS], DENSE,
-                                              config["pairs"]["fallback_variant"], list(GROUPS))
-    return resolved, fallback_used
+            raise config_error(f"pairs.primary.{i}", "{dense} needs a dense model, and models is empty; "
+                                                      "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}")
+    return resolve_primary([{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
+                           [f"{r}:{v}" for r, v in CONDITIONS], DENSE, config["pairs"]["fallback_variant"],
+                           list(GROUPS), lambda i, message: config_error(f"pairs.primary.{i}", message))
 
 
 try:

@@ -20,12 +20,13 @@ from .texts import texts
 LLM_VARIANT = "A1"
 
 
-def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str,
-                    groups: list[str]) -> tuple[list[dict], bool]:
-    """The primaries with `{dense}` filled in and, when A1 is absent, A1 replaced by the fallback."""
+def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str, groups: list[str],
+                    problem=lambda i, message: InputError(f"config pairs.primary[{i}]: {message}")
+                    ) -> tuple[list[dict], bool]:
+    """The primaries with `{dense}` filled in and, when A1 is absent, A1 replaced by the fallback;
+    `problem(i, message)` is the error for primary i."""
     out, used = [], False
     for i, spec in enumerate(specs):
-        where = f"config pairs.primary[{i}]"
         sides = []
         for side in (spec["a"], spec["b"]):
             cond = side.replace("{dense}", dense)
@@ -33,10 +34,10 @@ def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallba
             if cond not in conditions and variant == LLM_VARIANT and f"{retriever}:{fallback}" in conditions:
                 cond, used = f"{retriever}:{fallback}", True
             if cond not in conditions:
-                raise InputError(f"{where}: {cond!r} is not a condition of this run ({', '.join(conditions)})")
+                raise problem(i, f"{cond!r} is not a condition of this run ({', '.join(conditions)})")
             sides.append(cond)
         if spec["group"] not in groups:
-            raise InputError(f"{where}: group {spec['group']!r} is not among {groups}")
+            raise problem(i, f"group {spec['group']!r} is not among {groups}")
         out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),
                     "declared": {"a": spec["a"], "b": spec["b"]}})
     return out, used

@@ -58,16 +58,16 @@ def set_files(spec: dict, corpus: dict) -> list[str]:
     return [spec["path"]]
 
 
-def check_set(name: str, spec: dict, corpus: dict) -> None:
-    where = f"config questions.sets.{name}"
+def set_problem(spec: dict, corpus: dict) -> str | None:
+    """What is wrong with a question set's settings for this corpus, if anything."""
     if spec["format"] in FROM_CORPUS:
         if corpus["format"] != spec["format"]:
-            raise InputError(f"{where}: a {spec['format']} set comes from corpus.path, but corpus.format "
-                             f"is {corpus['format']!r}")
+            return f"a {spec['format']} set comes from corpus.path, but corpus.format is {corpus['format']!r}"
         if spec.get("path"):
-            raise InputError(f"{where}: a {spec['format']} set is read from corpus.path; remove its 'path'")
+            return f"a {spec['format']} set is read from corpus.path; remove its 'path'"
     elif not spec.get("path"):
-        raise InputError(f"{where}: a {spec['format']} set needs a 'path'")
+        return f"a {spec['format']} set needs a 'path'"
+    return None
 
 
 def gold_of(row: dict) -> str:
@@ -95,7 +95,9 @@ def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
 def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
     """The raw question records of one set (each with file and line) and report lines.
     Imported sets drop repeated question texts (reported); a JSONL set keeps every line."""
-    check_set(name, spec, corpus)
+    problem = set_problem(spec, corpus)
+    if problem:
+        raise InputError(f"config questions.sets.{name}: {problem}")
     fmt, dropped = spec["format"], Counter()
     if fmt == "jsonl":
         rows = [{**obj, "file": spec["path"], "line": lineno} for lineno, obj in iter_jsonl(spec["path"])]
