@@ -11,7 +11,7 @@ import pytest
 from ctxret import paired, pairs
 from ctxret.errors import InputError
 from ctxret.stats import holm, sign_test
-from ctxret.texts import TEXTS
+from ctxret.wording import WORDING
 from test_score import ALL, GROUPS, SETS, random_ranks, synthetic
 
 PRIMARY = [{"a": "{dense}:T1", "b": "{dense}:A1", "group": "HP", "k": 5},
@@ -28,6 +28,7 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
     resolved, fallback_used = pairs.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
     params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=resolved,
                              fallback_used=fallback_used, fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
+                             mrr_k=10, doc_k=5,
                              ks=[5, 20], cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
     pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs),
               output=output, params=params)
@@ -100,7 +101,7 @@ def test_the_report_language_is_configurable(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": t1, "e5:X1": {q: 9 for q in ALL}, "he5:T1": t1, "he5:X1": t1})
     result, md = run_pairs(data, language="ko")
     assert result["comparisons"][0]["verdict"] == "undecided"
-    assert f"**{TEXTS['ko']['undecided']}**" in md and "이 질문 수로는 구분할 수 없다" in md
+    assert f"**{WORDING['ko']['undecided']}**" in md and "이 질문 수로는 구분할 수 없다" in md
     assert "A1 대신 X1" in md and "Decision rule" not in md
     with pytest.raises(InputError, match="report.language: 'fr'"):
         run_pairs(data, language="fr")

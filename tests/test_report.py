@@ -10,7 +10,7 @@ import pytest
 
 from conftest import question_sets
 from ctxret.questions import content_sha256, load_question_sets
-from ctxret.texts import TEXTS
+from ctxret.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
 
 
@@ -43,7 +43,7 @@ def test_the_report_is_one_html_with_the_plots_and_the_verdicts(reported):
     pairs = json.loads((reported / "results" / "pairs.json").read_text())
     primary = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     assert [(c["a"], c["b"]) for c in primary] == [("e5:T1", "e5:X1"), ("he5:T1", "he5:X1")]
-    ko = TEXTS["ko"]
+    ko = WORDING["ko"]
     for c in primary:
         assert f'<p class="verdict">{ko["verdict"]}: {ko[c["verdict"]]}</p>' in page
     assert "A1 대신 X1" in page

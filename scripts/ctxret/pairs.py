@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json, write_text
-from .outcomes import group_members, question_outcomes
+from .outcomes import Condition, group_members, question_outcomes
+from .paired import compare, power_summary, verdict
+from .presentation import pairs_markdown
 from .questions import cluster_of
 from .runs import read_run
-from .paired import compare, power_summary, verdict
 from .stats import holm
-from .tables import markdown_table
-from .texts import texts
+from .wording import wording
 
 LLM_VARIANT = "A1"
 
@@ -49,140 +49,77 @@ def question_files(records: dict[str, dict]) -> list[dict]:
     return [{"set": name, **r} for name, r in records.items()]
 
 
-def _rank(rank, depth: int, t: dict) -> str:
-    return str(rank) if rank is not None else t["not_found"].format(depth=depth)
+class Outcomes:
+    """Per-question outcomes of each condition's run, read once when first asked for."""
+
+    def __init__(self, runs: dict[str, str], gold: dict, chunks: dict[str, dict], ks: list[int], mrr_k: int,
+                 doc_k: int):
+        self.runs, self.gold, self.chunks = runs, gold, chunks
+        self.slug_of = {cid: c["slug"] for cid, c in chunks.items()}
+        self.ks, self.mrr_k, self.doc_k = ks, mrr_k, doc_k
+        self.cache: dict[str, tuple[dict, int]] = {}
+
+    def __getitem__(self, condition: str) -> tuple[dict, int]:
+        """(outcomes by question, the run's depth)."""
+        if condition not in self.cache:
+            run = read_run(self.runs[condition], self.chunks)
+            self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of, self.ks, self.mrr_k, self.doc_k),
+                                     max((len(ids) for ids in run.values()), default=0))
+        return self.cache[condition]
 
 
-def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
-    """The decision rule in words: {primary: [line], fallback: str | None, rule, secondary}."""
-    return {"primary": [f"{p['a']} vs {p['b']}, {p['group']}, {t['fail_rate_at'].format(k=p['k'])}"
-                        for p in rule["primary"]],
-            "fallback": t["fallback"].format(fallback=rule["fallback_variant"]) if rule["fallback_used"] else None,
-            "rule": t["rule_text"].format(resamples=rule["resamples"], seed=rule["seed"],
-                                          cluster_key=rule["cluster_key"], holds=t["holds"],
-                                          undecided=t["undecided"], reversed=t["reversed"]),
-            "secondary": t["secondary_rule"].format(n=n_secondary)}
+def labelled_flips(c: dict, gold: dict, chunks: dict[str, dict]) -> None:
+    """Each flipped question with its text and its first gold chunk's id, title and section."""
+    for f in c["flipped"]:
+        g = gold[f["qid"]]
+        first = chunks[g["gold_chunks"][0]]
+        label = " — ".join(x for x in (first["title"], first["section"]) if x)
+        f.update(question=g["question"], gold_chunks=g["gold_chunks"], gold=f"{first['chunk_id']} ({label})")
 
 
-def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
-    kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
-    return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
-            [[f["set"], kinds(f), x["path"], f["content_sha256"], x["sha256"] or "-", x["mtime"] or "-"]
-             for f in files for x in f["files"]])
-
-
-def primary_texts(c: dict, t: dict, strong=str, verdict_line: bool = True) -> list[str]:
-    """The lines of one primary comparison: counts, test, interval, verdict (through `strong`), power."""
-    a, b, n, p = c["a"], c["b"], c["N"], c["power"]
-    mdd = f"{p['min_detectable_diff']:.3f}" if p["min_detectable_diff"] is not None else t["mdd_none"]
-    needed = (str(p["questions_needed"]) if p["questions_needed"] is not None
-              else t["needed_over"].format(max_n=p["max_n"]) if p["needed_over_max"] else t["needed_none"])
-    counts = {k: c[k] for k in ("both_hit", "both_missed", "only_a", "only_b")}
-    lines = [t["failures"].format(a=a, b=b, fa=c["fail_a"], fb=c["fail_b"], n=n, diff=c["diff"]),
-             t["counts"].format(a=a, b=b, **counts),
-             t["sign"].format(d=c["only_a"] + c["only_b"], p=c["sign_p"]),
-             t["interval"].format(clusters=c["clusters"], resamples=c["resamples"], seed=c["seed"],
-                                  lo=c["ci"][0], hi=c["ci"][1])]
-    if verdict_line:
-        lines.append(f"{t['verdict']}: {strong(t[c['verdict']])}")
-    lines.append(t["power_title"].format(alpha=p["alpha"], power=p["power"], psi=p["discordance"],
-                                         d=p["discordant"], n=n)
-                 + ": " + t["mdd"].format(n=n, mdd=mdd) + "; " + t["needed"].format(diff=abs(c["diff"]), needed=needed))
-    return lines
-
-
-def primary_title(i: int, c: dict, t: dict) -> str:
-    return (f"{t['primary'].format(i=i)}: {c['a']} vs {c['b']}, {c['group']} "
-            f"{t['questions_n'].format(n=c['N'])}, {t['fail_rate_at'].format(k=c['k'])}")
-
-
-def flip_rows(c: dict, t: dict) -> tuple[list[str], list[list[str]]]:
-    return ([t["qid"], t["question"], t["gold_chunk"], f"{t['rank']} {c['a']}", f"{t['rank']} {c['b']}"],
-            [[f["qid"], f["question"], f["gold"], _rank(f["rank_a"], c["depth_a"], t),
-              _rank(f["rank_b"], c["depth_b"], t)] for f in c["flipped"]])
-
-
-def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
-    return (["A", "B", t["group"], "k", "N", "fail A", "fail B", "only A", "only B", t["diff"],
-             t["interval_short"], "p", t["holm"]],
-            [[c["a"], c["b"], c["group"], str(c["k"]), str(c["N"]), str(c["fail_a"]), str(c["fail_b"]),
-              str(c["only_a"]), str(c["only_b"]), f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
-              f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
-
-
-def markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], t: dict) -> str:
-    """pairs.md: the rule and the question files first, then the numbers."""
-    r = rule_texts(rule, len(secondaries), t)
-    lines = [f"# {t['pairs_title']}", "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
-             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
-    if r["fallback"]:
-        lines += [r["fallback"], ""]
-    lines += [r["rule"], "", r["secondary"], "", f"## {t['files_title']}", "", t["files_note"], "",
-              markdown_table(*file_rows(files, t))]
-    for i, c in enumerate(primaries, 1):
-        lines += ["", f"## {primary_title(i, c, t)}", "",
-                  *(f"- {x}" for x in primary_texts(c, t, lambda v: f"**{v}**")), "",
-                  f"### {t['flips'].format(n=len(c['flipped']))}", "",
-                  markdown_table(*flip_rows(c, t)) if c["flipped"] else t["no_flips"]]
-    if secondaries:
-        lines += ["", f"## {t['secondary_title']}", "", t["none_promoted"], "",
-                  markdown_table(*secondary_rows(secondaries, t))]
-    return "\n".join(lines) + "\n"
+def comparison(outcomes: Outcomes, a: str, b: str, qids: list[str], group: str, k: int, role: str,
+               clusters: dict[str, str], seed: int, resamples: int) -> dict:
+    (out_a, depth_a), (out_b, depth_b) = outcomes[a], outcomes[b]
+    c = {"a": a, "b": b, "group": group, "role": role, "depth_a": depth_a, "depth_b": depth_b,
+         **compare(out_a, out_b, qids, k, clusters, seed, resamples)}
+    labelled_flips(c, outcomes.gold, outcomes.chunks)
+    return c
 
 
 def run(input, output, params, **_) -> None:
-    t = texts(params.language)
+    t = wording(params.language)
     gold = read_json(input.gold)["questions"]
     chunks = {c["chunk_id"]: c for c in read_jsonl(input.chunks)}
-    slug_of = {cid: c["slug"] for cid, c in chunks.items()}
-    conditions = [f"{r}:{v}" for r, v in params.conditions]
-    runs = dict(zip(conditions, input.runs, strict=True))
+    conditions = [Condition(r, v).name for r, v in params.conditions]
     groups = group_members(gold, dict(params.groups))
-    primary, fallback_used = list(params.primary), bool(params.fallback_used)
+    primary = list(params.primary)
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})
-    seed, resamples, alpha, power = int(params.seed), int(params.resamples), float(params.alpha), float(params.power)
+    outcomes = Outcomes(dict(zip(conditions, input.runs, strict=True)), gold, chunks, ks, int(params.mrr_k),
+                        int(params.doc_k))
     clusters = {qid: cluster_of({"id": qid, **g}, params.cluster_key) for qid, g in gold.items()}
-    cache: dict[str, tuple[dict, int]] = {}
-
-    def outcomes(cond: str) -> tuple[dict, int]:
-        if cond not in cache:
-            run_ = read_run(runs[cond], chunks)
-            cache[cond] = (question_outcomes(run_, gold, slug_of, ks, 10, 5),
-                           max((len(ids) for ids in run_.values()), default=0))
-        return cache[cond]
-
-    def comparison(a: str, b: str, group: str, k: int, role: str) -> dict:
-        (out_a, depth_a), (out_b, depth_b) = outcomes(a), outcomes(b)
-        c = {"a": a, "b": b, "group": group, "role": role, "depth_a": depth_a, "depth_b": depth_b,
-             **compare(out_a, out_b, groups[group], k, clusters, seed, resamples)}
-        for f in c["flipped"]:
-            g = gold[f["qid"]]
-            first = chunks[g["gold_chunks"][0]]
-            label = " — ".join(x for x in (first["title"], first["section"]) if x)
-            f.update(question=g["question"], gold_chunks=g["gold_chunks"], gold=f"{first['chunk_id']} ({label})")
-        return c
+    seed, resamples = int(params.seed), int(params.resamples)
 
     primaries = []
     for p in primary:
-        c = comparison(p["a"], p["b"], p["group"], p["k"], "primary")
-        c["verdict"] = verdict(*c["ci"])
-        c["power"] = power_summary(c, alpha, power)
-        primaries.append(c)
-    keys = {(p["a"], p["b"], p["group"], p["k"]) for p in primary}
-    secondaries = [comparison(a, b, g, int(k), "secondary")
+        c = comparison(outcomes, p["a"], p["b"], groups[p["group"]], p["group"], p["k"], "primary", clusters,
+                       seed, resamples)
+        primaries.append({**c, "verdict": verdict(*c["ci"]),
+                          "power": power_summary(c, float(params.alpha), float(params.power))})
+    declared = {(p["a"], p["b"], p["group"], p["k"]) for p in primary}
+    secondaries = [comparison(outcomes, a, b, qids, g, int(k), "secondary", clusters, seed, resamples)
                    for a, b in params.comparisons for g, qids in groups.items() if qids
-                   for k in params.ks if (a, b, g, int(k)) not in keys]
+                   for k in params.ks if (a, b, g, int(k)) not in declared]
     for c, adjusted in zip(secondaries, holm([c["sign_p"] for c in secondaries]), strict=True):
         c["holm_p"] = adjusted
 
-    rule = {"primary": primary, "fallback_used": fallback_used, "fallback_variant": params.fallback_variant,
-            "replaces": LLM_VARIANT, "alpha": alpha, "power": power, "seed": seed,
-            "resamples": resamples, "cluster_key": params.cluster_key,
+    rule = {"primary": primary, "fallback_used": bool(params.fallback_used),
+            "fallback_variant": params.fallback_variant, "replaces": LLM_VARIANT, "alpha": float(params.alpha),
+            "power": float(params.power), "seed": seed, "resamples": resamples, "cluster_key": params.cluster_key,
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
     files = question_files(read_json(input.sets))
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
                              "comparisons": primaries + secondaries})
-    write_text(output.md, markdown(rule, files, primaries, secondaries, t))
+    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, t))
     for c in primaries:
         print(f"{c['a']} vs {c['b']} {c['group']} fail@{c['k']}: diff {c['diff']:+.3f}, "
               f"95 % [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], p {c['sign_p']:.3f}: {t[c['verdict']]}")

@@ -10,10 +10,10 @@ from html import escape
 from pathlib import Path
 
 from .fileio import read_json, write_text
-from .pairs import file_rows, flip_rows, primary_texts, primary_title, rule_texts, secondary_rows
-from .score import detail_rows, headline_rows
+from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, primary_texts, primary_title,
+                           rule_texts, secondary_rows)
 from .tables import html_table
-from .texts import texts
+from .wording import wording
 
 STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.45}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px}
@@ -50,7 +50,7 @@ def token_rows(tokens: dict) -> tuple[list[str], list[list[str]]]:
 
 def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict,
          language: str) -> str:
-    t = texts(language)
+    t = wording(language)
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
     r = rule_texts(pairs["rule"], len(secondaries), t)

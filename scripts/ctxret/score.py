@@ -11,8 +11,9 @@ from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
 from .outcomes import Condition, group_members, question_outcomes
 from .runs import qrels_text, read_run
+from .presentation import headline_rows, score_markdown
 from .tables import markdown_table
-from .texts import texts
+from .wording import wording
 
 
 def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: bool) -> dict[str, list[str]]:
@@ -74,38 +75,11 @@ def write_parquet(path: str, rows: list[dict]) -> None:
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
 
 
-def _count(c: dict) -> str:
-    return f"{c['n']}/{c['N']} ({c['rate']:.3f})"
-
-
-def headline_rows(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int,
-                  doc_k: int, t: dict) -> tuple[list[str], list[list[str]]]:
-    """One line per condition: fail@k per group, then doc recall and MRR on the main group."""
-    by = {(r["condition"], r["group"]): r["summary"] for r in results}
-    head = [t["condition"], *(f"{g} fail@{k}" for g in groups for k in ks),
-            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})"]
-    rows = [[c, *(_count(by[c, g][f"fail@{k}"]) for g in groups for k in ks),
-             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}"]
-            for c in dict.fromkeys(r["condition"] for r in results)]
-    return head, rows
-
-
-def detail_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int,
-                t: dict) -> tuple[list[str], list[list[str]]]:
-    head = [t["condition"], t["group"], "N", *(f"fail@{k}" for k in ks),
-            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}"]
-    rows = [[r["condition"], r["group"], str(r["summary"]["N"]),
-             *(_count(r["summary"][f"fail@{k}"]) for k in ks),
-             *(f"{r['summary'][f'recall@{k}']:.3f}" for k in ks),
-             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}"] for r in results]
-    return head, rows
-
-
 def run(input, output, params, **_) -> None:
     gold = read_json(input.gold)["questions"]
     slug_of = {c["chunk_id"]: c["slug"] for c in read_jsonl(input.chunks)}
     ks, mrr_k, doc_k = list(params.ks), int(params.mrr_k), int(params.doc_k)
-    t = texts(params.language)
+    t = wording(params.language)
     configured = dict(params.groups)
     groups = score_groups(gold, configured, bool(params.per_set))
     headline = [g for g in configured if g in groups]
@@ -119,11 +93,9 @@ def run(input, output, params, **_) -> None:
         for group, qids in groups.items():
             results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
                             "group": group, "summary": summarise(outcomes, qids, ks)})
-    md = markdown_table(*headline_rows(results, headline, main, ks, mrr_k, doc_k, t))
     write_text(output.qrels, qrels_text(gold))
     write_parquet(output.parquet, long_rows(results, ks, mrr_k, doc_k))
     write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "main_group": main,
                              "headline_groups": headline, "groups": groups, "results": results})
-    write_text(output.md, f"# {t['score_title']}\n\n{t['score_note']}\n\n{md}\n\n"
-               f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, ks, mrr_k, doc_k, t))}\n")
-    print(md)
+    write_text(output.md, score_markdown(results, headline, main, ks, mrr_k, doc_k, t))
+    print(markdown_table(*headline_rows(results, headline, main, ks, mrr_k, doc_k, t)))

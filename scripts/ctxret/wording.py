@@ -5,7 +5,7 @@ from .errors import InputError
 
 LANGUAGES = ("ko", "en")
 
-TEXTS = {
+WORDING = {
     "en": {
         "holds": "holds",
         "undecided": "cannot be distinguished with this many questions",
@@ -116,7 +116,7 @@ TEXTS = {
 }
 
 
-def texts(language: str) -> dict[str, str]:
-    if language not in TEXTS:
+def wording(language: str) -> dict[str, str]:
+    if language not in WORDING:
         raise InputError(f"config report.language: {language!r} is not one of {list(LANGUAGES)}")
-    return TEXTS[language]
+    return WORDING[language]

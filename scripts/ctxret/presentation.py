@@ -1,0 +1,123 @@
+"""Presentation: computed results (score.json, pairs.json, the ledgers) as words, rows and
+Markdown, in the report language (ctxret.wording). It reads dicts, never files, and imports no
+stage, so the stages that write reports (score, pairs, report) all share it.
+"""
+from __future__ import annotations
+
+from .tables import markdown_table
+
+
+def _count(c: dict) -> str:
+    return f"{c['n']}/{c['N']} ({c['rate']:.3f})"
+
+
+def headline_rows(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int,
+                  doc_k: int, t: dict) -> tuple[list[str], list[list[str]]]:
+    """One line per condition: fail@k per group, then doc recall and MRR on the main group."""
+    by = {(r["condition"], r["group"]): r["summary"] for r in results}
+    head = [t["condition"], *(f"{g} fail@{k}" for g in groups for k in ks),
+            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})"]
+    rows = [[c, *(_count(by[c, g][f"fail@{k}"]) for g in groups for k in ks),
+             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}"]
+            for c in dict.fromkeys(r["condition"] for r in results)]
+    return head, rows
+
+
+def detail_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int,
+                t: dict) -> tuple[list[str], list[list[str]]]:
+    head = [t["condition"], t["group"], "N", *(f"fail@{k}" for k in ks),
+            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}"]
+    rows = [[r["condition"], r["group"], str(r["summary"]["N"]),
+             *(_count(r["summary"][f"fail@{k}"]) for k in ks),
+             *(f"{r['summary'][f'recall@{k}']:.3f}" for k in ks),
+             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}"] for r in results]
+    return head, rows
+
+
+def score_markdown(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int, doc_k: int,
+                   t: dict) -> str:
+    """score.md: one line per condition, then every group in detail."""
+    return (f"# {t['score_title']}\n\n{t['score_note']}\n\n"
+            f"{markdown_table(*headline_rows(results, groups, main, ks, mrr_k, doc_k, t))}\n\n"
+            f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, ks, mrr_k, doc_k, t))}\n")
+
+
+def _rank(rank, depth: int, t: dict) -> str:
+    return str(rank) if rank is not None else t["not_found"].format(depth=depth)
+
+
+def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
+    """The decision rule in words: {primary: [line], fallback: str | None, rule, secondary}."""
+    return {"primary": [f"{p['a']} vs {p['b']}, {p['group']}, {t['fail_rate_at'].format(k=p['k'])}"
+                        for p in rule["primary"]],
+            "fallback": t["fallback"].format(fallback=rule["fallback_variant"]) if rule["fallback_used"] else None,
+            "rule": t["rule_text"].format(resamples=rule["resamples"], seed=rule["seed"],
+                                          cluster_key=rule["cluster_key"], holds=t["holds"],
+                                          undecided=t["undecided"], reversed=t["reversed"]),
+            "secondary": t["secondary_rule"].format(n=n_secondary)}
+
+
+def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
+    kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
+    return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
+            [[f["set"], kinds(f), x["path"], f["content_sha256"], x["sha256"] or "-", x["mtime"] or "-"]
+             for f in files for x in f["files"]])
+
+
+def primary_texts(c: dict, t: dict, strong=str, verdict_line: bool = True) -> list[str]:
+    """The lines of one primary comparison: counts, test, interval, verdict (through `strong`), power."""
+    a, b, n, p = c["a"], c["b"], c["N"], c["power"]
+    mdd = f"{p['min_detectable_diff']:.3f}" if p["min_detectable_diff"] is not None else t["mdd_none"]
+    needed = (str(p["questions_needed"]) if p["questions_needed"] is not None
+              else t["needed_over"].format(max_n=p["max_n"]) if p["needed_over_max"] else t["needed_none"])
+    counts = {k: c[k] for k in ("both_hit", "both_missed", "only_a", "only_b")}
+    lines = [t["failures"].format(a=a, b=b, fa=c["fail_a"], fb=c["fail_b"], n=n, diff=c["diff"]),
+             t["counts"].format(a=a, b=b, **counts),
+             t["sign"].format(d=c["only_a"] + c["only_b"], p=c["sign_p"]),
+             t["interval"].format(clusters=c["clusters"], resamples=c["resamples"], seed=c["seed"],
+                                  lo=c["ci"][0], hi=c["ci"][1])]
+    if verdict_line:
+        lines.append(f"{t['verdict']}: {strong(t[c['verdict']])}")
+    lines.append(t["power_title"].format(alpha=p["alpha"], power=p["power"], psi=p["discordance"],
+                                         d=p["discordant"], n=n)
+                 + ": " + t["mdd"].format(n=n, mdd=mdd) + "; " + t["needed"].format(diff=abs(c["diff"]), needed=needed))
+    return lines
+
+
+def primary_title(i: int, c: dict, t: dict) -> str:
+    return (f"{t['primary'].format(i=i)}: {c['a']} vs {c['b']}, {c['group']} "
+            f"{t['questions_n'].format(n=c['N'])}, {t['fail_rate_at'].format(k=c['k'])}")
+
+
+def flip_rows(c: dict, t: dict) -> tuple[list[str], list[list[str]]]:
+    return ([t["qid"], t["question"], t["gold_chunk"], f"{t['rank']} {c['a']}", f"{t['rank']} {c['b']}"],
+            [[f["qid"], f["question"], f["gold"], _rank(f["rank_a"], c["depth_a"], t),
+              _rank(f["rank_b"], c["depth_b"], t)] for f in c["flipped"]])
+
+
+def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
+    return (["A", "B", t["group"], "k", "N", "fail A", "fail B", "only A", "only B", t["diff"],
+             t["interval_short"], "p", t["holm"]],
+            [[c["a"], c["b"], c["group"], str(c["k"]), str(c["N"]), str(c["fail_a"]), str(c["fail_b"]),
+              str(c["only_a"]), str(c["only_b"]), f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
+              f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
+
+
+def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], t: dict) -> str:
+    """pairs.md: the rule and the question files first, then the numbers."""
+    r = rule_texts(rule, len(secondaries), t)
+    lines = [f"# {t['pairs_title']}", "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
+             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+    if r["fallback"]:
+        lines += [r["fallback"], ""]
+    lines += [r["rule"], "", r["secondary"], "", f"## {t['files_title']}", "", t["files_note"], "",
+              markdown_table(*file_rows(files, t))]
+    for i, c in enumerate(primaries, 1):
+        lines += ["", f"## {primary_title(i, c, t)}", "",
+                  *(f"- {x}" for x in primary_texts(c, t, lambda v: f"**{v}**")), "",
+                  f"### {t['flips'].format(n=len(c['flipped']))}", "",
+                  markdown_table(*flip_rows(c, t)) if c["flipped"] else t["no_flips"]]
+    if secondaries:
+        lines += ["", f"## {t['secondary_title']}", "", t["none_promoted"], "",
+                  markdown_table(*secondary_rows(secondaries, t))]
+    return "\n".join(lines) + "\n"
