@@ -15,7 +15,9 @@ include: "rules/tokens.smk"
 include: "rules/index.smk"
 include: "rules/search.smk"
 include: "rules/score.smk"
+include: "rules/pairs.smk"
 include: "rules/report.smk"
+include: "rules/manifest.smk"
 
 
 rule all:

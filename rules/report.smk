@@ -15,7 +15,7 @@ rule plots:
     conda:
         "../envs/report.yaml"
     script:
-        "../scripts/report_plots.py"
+        "../scripts/plots.py"
 
 
 rule summary:
@@ -36,4 +36,4 @@ rule summary:
     conda:
         "../envs/report.yaml"
     script:
-        "../scripts/report_summary.py"
+        "../scripts/summary.py"

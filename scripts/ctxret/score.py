@@ -27,7 +27,7 @@ def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: b
     return {name: qids for name, qids in out.items() if qids}
 
 
-def summarise(outcomes: dict[str, dict], qids: list[str], ks: list[int]) -> dict:
+def group_summary(outcomes: dict[str, dict], qids: list[str], ks: list[int]) -> dict:
     """Group means. recall@k is the mean share of gold chunks in the top k; pass@k (the
     cookbook's Pass@k, defined as that same mean share) is reported beside it; hit@k counts a
     question as found when any of its gold chunks is in the top k."""
@@ -92,7 +92,7 @@ def run(input, output, params, **_) -> None:
         outcomes = question_outcomes(read_run(path, slug_of), gold, slug_of, ks, mrr_k, doc_k)
         for group, qids in groups.items():
             results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
-                            "group": group, "summary": summarise(outcomes, qids, ks)})
+                            "group": group, "summary": group_summary(outcomes, qids, ks)})
     write_text(output.qrels, qrels_text(gold))
     write_parquet(output.parquet, long_rows(results, ks, mrr_k, doc_k))
     write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "main_group": main,

@@ -1,4 +1,4 @@
-"""report: one self-contained HTML page (the rule, verdicts, plots, score, flips, ledger, tokens).
+"""summary: one self-contained HTML page (the rule, verdicts, plots, score, flips, ledger, tokens).
 
 The page is registered with Snakemake's `report()`, so `snakemake --report results/report.html`
 carries it, with the plots, into one offline file.
