@@ -14,6 +14,7 @@ MAX_SENTENCE = 200
 
 class HeuristicBackend(Backend):
     name = "heuristic"
+    free = True
 
     def __init__(self, settings: dict):
         pass

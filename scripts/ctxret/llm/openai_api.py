@@ -1,4 +1,9 @@
-"""openai: chat completions through the official SDK (OpenAI or any compatible server)."""
+"""openai: chat completions through the official SDK (OpenAI or any compatible server).
+
+The document is the system message, first, so servers that cache prompt prefixes (OpenAI,
+vLLM's prefix caching) reuse it across a document's calls; `prompt_tokens` counts the cached
+tokens too, so the uncached input is `prompt_tokens - cached_tokens`.
+"""
 from __future__ import annotations
 
 import os
@@ -41,9 +46,10 @@ class OpenAIBackend(Backend):
             raise AttemptFailed("empty", f"no text (finish_reason {reason})", raw)
         u = response.usage
         details = getattr(u, "prompt_tokens_details", None) if u is not None else None
+        cached = (details and details.cached_tokens) or 0
         return CallResult(
             context=text.strip(), raw=raw,
-            usage=usage_dict(input_tokens=u and u.prompt_tokens,
+            usage=usage_dict(input_tokens=u and u.prompt_tokens - cached,
                              output_tokens=u and u.completion_tokens,
-                             cache_read_input_tokens=details and details.cached_tokens),
+                             cache_read_input_tokens=cached),
             cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)
