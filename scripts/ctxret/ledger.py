@@ -14,10 +14,9 @@ import numpy as np
 
 from .errors import InputError
 from .prompt import Prompt
+from .usage import INPUT_KINDS, USAGE_KEYS
 from .variants import t1_text
 
-INPUT_KINDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 # Where each backend's prompt tokens land, as its answers report them: the first call of a
 # document sends the system prompt (the document) as `first`, later calls read it from the
 # cache; the user message is `user` in every call. claude -p marks the user message for its
@@ -81,7 +80,7 @@ def input_share(usage: dict) -> dict:
 
 
 def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
-    usage = {k: sum(r["usage"][k] for r in records) for k in USAGE}
+    usage = {k: sum(r["usage"][k] for r in records) for k in USAGE_KEYS}
     discarded = Counter(d["cause"] for r in records for d in r.get("discarded", []))
     costs = [call_cost(r, table) for r in records]
     starts = [datetime.fromisoformat(r["started"]) for r in records if r.get("started")]
@@ -130,7 +129,7 @@ def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, p
     cache = CACHE_MODEL[backend]
     cpt = float(prices["chars_per_token"])
     system = {d["slug"]: len(prompt.system_for(d["body"])) / cpt for d in docs}
-    usage = dict.fromkeys(USAGE, 0.0)
+    usage = dict.fromkeys(USAGE_KEYS, 0.0)
     seen: set[str] = set()
     for c in chunks:
         usage["cache_read_input_tokens" if c["slug"] in seen else cache["first"]] += system[c["slug"]]

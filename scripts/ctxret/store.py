@@ -46,8 +46,9 @@ class JsonStore:
 class PackStore:
     """Many small values in one SQLite database per namespace: `<root>/<kind>/<namespace>.sqlite`.
 
-    A lookup searches the key index, so it costs the same whether the store holds one run's
-    entries or a hundred runs'. A batch is one transaction: a killed run keeps every batch it
+    A lookup searches the key index: its cost grows with the logarithm of the entries, not with
+    how many runs or batches wrote them (benchmarks/bench_contexts.py: one run's 4,400 vectors
+    among 100 runs' entries). A batch is one transaction: a killed run keeps every batch it
     committed, never half of one. Concurrent writers wait for each other through SQLite's file
     locks, so a shared store needs a filesystem whose locks work (local disks, NFSv4, Lustre
     and GPFS with locking on).
@@ -59,8 +60,9 @@ class PackStore:
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S)
-        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL) "
-                   "WITHOUT ROWID")
+        # a rowid table: values of kilobytes stay out of the key index (WITHOUT ROWID would put
+        # them in its pages: twice the size, 3x slower lookups)
+        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
         return db
 
     def get_many(self, wanted: Iterable[str]) -> dict[str, bytes]:

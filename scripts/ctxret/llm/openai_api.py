@@ -2,10 +2,12 @@
 
 The document is the system message, first, so servers that cache prompt prefixes (OpenAI,
 vLLM's prefix caching) reuse it across a document's calls; `prompt_tokens` counts the cached
-tokens too, so the uncached input is `prompt_tokens - cached_tokens`.
+tokens too, so the uncached input is `prompt_tokens - cached_tokens`. The SDK is loaded on the
+first call: a document answered from the store never pays for it.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 from ..errors import InputError
@@ -16,19 +18,24 @@ class OpenAIBackend(Backend):
     name = "openai"
 
     def __init__(self, settings: dict):
-        import openai
-
-        self.sdk = openai
         self.model = option(settings, "model", str)
         self.max_tokens = int(positive(settings, "max_tokens", 1024))
         self.temperature = option(settings, "temperature", (int, float), 0)
-        key_env = option(settings, "api_key_env", str, "OPENAI_API_KEY")
-        base_url = option(settings, "base_url", str)
-        if not base_url:
+        self.api_key = os.environ.get(option(settings, "api_key_env", str, "OPENAI_API_KEY")) or "none"
+        self.base_url = option(settings, "base_url", str)
+        if not self.base_url:
             raise InputError("llm backend 'openai': setting 'base_url' must not be empty")
-        self.client = openai.OpenAI(
-            base_url=base_url, api_key=os.environ.get(key_env) or "none",
-            max_retries=0, timeout=positive(settings, "timeout_s", 300))
+        self.timeout_s = positive(settings, "timeout_s", 300)
+
+    @functools.cached_property
+    def sdk(self):
+        import openai
+        return openai
+
+    @functools.cached_property
+    def client(self):
+        return self.sdk.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                               timeout=self.timeout_s)
 
     def identity(self) -> dict:
         return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
