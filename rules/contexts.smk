@@ -1,14 +1,10 @@
-def shard_files():
-    return [f"{R}/ctx/shards/{slug}.json" for slug in kept_slugs()]
-
-
 # Each document with its chunks, one file per document: an A1 job reads its own shard only.
 rule ctx_shards:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
     output:
-        shard_files(),
+        [f"{R}/ctx/shards/{slug}.json" for slug in kept_slugs()],
     log:
         f"{R}/logs/ctx/shards.log",
     priority: 10

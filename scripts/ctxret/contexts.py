@@ -112,10 +112,9 @@ def write_document(path: Path, variant: str, doc: dict, chunks: list[dict], back
 def run(input, output, params, **_) -> None:
     """An LLM variant (A1), one job per document: its shard in, its records out."""
     shard = read_json(input.shard)
-    backend = make_backend(dict(params.llm))
-    store = None if backend.free else ContextStore(params.store)
-    write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"], backend,
-                   read_prompt(input.template), params, store)
+    write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
+                   make_backend(dict(params.llm)), read_prompt(input.template), params,
+                   ContextStore(params.store))
 
 
 def run_free(input, output, params, **_) -> None:

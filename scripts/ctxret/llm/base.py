@@ -36,10 +36,9 @@ class AttemptFailed(Exception):
 
 
 class Backend:
-    """One way of asking for a chunk's context. Subclasses set `name` (and `free`)."""
+    """One way of asking for a chunk's context. Subclasses set `name`."""
 
     name = ""
-    free = False  # True: computed in no time at no cost, so never stored (X1)
 
     def identity(self) -> dict:
         """Everything besides prompt, document and chunk that determines the answer."""

@@ -14,7 +14,6 @@ MAX_SENTENCE = 200
 
 class HeuristicBackend(Backend):
     name = "heuristic"
-    free = True
 
     def __init__(self, settings: dict):
         pass
