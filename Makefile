@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run test regress lint clean
+.PHONY: setup run resume test regress lint clean
 
 setup: $(VENV)/.installed
 
@@ -21,6 +21,10 @@ run: setup
 	@echo
 	@echo "report: results/score.md and results/pairs.md (numbers in score.json, pairs.json)"
 	@cat results/score.md
+
+# after a killed `make run`: refuses while the killed run is still alive, then unlocks and reruns
+resume: setup
+	$(BIN)/python -m ctxret.resume --cores $(CORES)
 
 test: setup
 	$(BIN)/python -m pytest tests

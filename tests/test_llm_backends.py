@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from ctxret.errors import InputError
-from ctxret.llm import (AttemptFailed, CallResult, ContextFailed, call_with_retries, make_backend,
-                        render_prompt)
-from ctxret.llm.claude_cli import parse_output
+from ctxret.llm import AttemptFailed, CallResult, ContextFailed, call_with_retries, make_backend
+from ctxret.llm.claude_cli import MAX_ARG_BYTES, parse_output
+from ctxret.prompt import parse_prompt
 from fakes.llm_servers import anthropic_server, openai_server
 
 from conftest import FAKE_CLAUDE
@@ -34,7 +34,8 @@ def chunk_of(text: str) -> dict:
 
 
 CHUNK = chunk_of("open 상태에서는 즉시 실패를 반환한다.")
-USER = render_prompt("<chunk>{{CHUNK_CONTENT}}</chunk>\n짧은 맥락을 쓰시오.", BODY, CHUNK["text"], "")
+USER = parse_prompt("[system]\n{{WHOLE_DOCUMENT}}\n[user]\n<chunk>{{CHUNK_CONTENT}}</chunk>\n짧은 맥락을 쓰시오."
+                    ).user_for(CHUNK["text"], "")
 USAGE_KEYS = {"input_tokens", "output_tokens", "cache_creation_input_tokens",
               "cache_read_input_tokens"}
 
@@ -79,9 +80,13 @@ def test_claude_cli_happy_path(claude):
     assert not cwd.exists()                       # removed afterwards
     assert call["anthropic_api_key"] is False     # stripped by default
 
-    second = make().call(BODY, USER, DOC, CHUNK)  # same system prompt: a cache read
-    assert second.usage["cache_read_input_tokens"] == result.usage["cache_creation_input_tokens"]
-    assert second.usage["cache_creation_input_tokens"] == 0
+    # same system prompt: the document is read from the cache; the user message is written to
+    # it in every call, as the CLI does, with a couple of uncached tokens
+    second = make().call(BODY, USER, DOC, CHUNK)
+    written_user = second.usage["cache_creation_input_tokens"]
+    assert 0 < written_user < len(USER)
+    assert second.usage["cache_read_input_tokens"] == result.usage["cache_creation_input_tokens"] - written_user
+    assert second.usage["input_tokens"] == result.usage["input_tokens"] == 2
     assert second.cost_usd < result.cost_usd
     assert calls()[1]["cwd"] != call["cwd"]       # a fresh directory every call
 
@@ -119,18 +124,34 @@ def test_claude_cli_missing_executable_is_a_configuration_error(tmp_path):
         make_backend({"backend": "claude-cli", "executable": str(missing)})
 
 
-def test_claude_cli_refuses_a_document_too_long_for_one_argument(claude):
+def test_claude_cli_sends_a_long_document_as_a_system_prompt_file(claude):
     make, calls = claude
-    with pytest.raises(InputError, match="circuit-breaker"):
-        make().call("가" * 50_000, USER, DOC, CHUNK)  # 150 000 bytes > MAX_ARG_STRLEN
-    assert calls() == []
+    long_body = "가" * 50_000                               # 150 000 bytes > MAX_ARG_STRLEN
+    assert len(long_body.encode()) > MAX_ARG_BYTES
+    result = make().call(long_body, USER, DOC, CHUNK)
+    (call,) = calls()
+    assert "--system-prompt" not in call["argv"]
+    path = Path(call["argv"][call["argv"].index("--system-prompt-file") + 1])
+    assert path.is_absolute() and path.parent != Path(call["cwd"]) and call["cwd_entries"] == []
+    assert call["system"] == long_body and call["stdin"] == USER
+    assert not path.exists()                                # removed afterwards
+    assert result.usage["cache_creation_input_tokens"] > len(long_body) / 2
 
 
-def test_claude_cli_fake_rejects_missing_flags(tmp_path):
+@pytest.mark.parametrize("extra, message", [
+    ([], "give the system prompt once"),
+    (["--system-prompt", "a", "--system-prompt-file", "b"], "give the system prompt once"),
+    (["--system-prompt", "a", "--system-prompt-stdin"], "unexpected argument '--system-prompt-stdin'")])
+def test_claude_cli_fake_rejects_what_the_cli_rejects(tmp_path, extra, message):
     import subprocess
-    proc = subprocess.run([str(FAKE_CLAUDE), "-p", "--model", "opus"], input="", text=True,
+    full = ["-p", "--safe-mode", "--setting-sources", "project", "--effort", "high", "--tools", "",
+            "--no-session-persistence", "--output-format", "json", "--model", "opus"]
+    missing = subprocess.run([str(FAKE_CLAUDE), "-p", "--model", "opus", "--system-prompt", "a"],
+                             input="", text=True, capture_output=True, cwd=tmp_path)
+    assert missing.returncode == 2 and "missing required flags" in missing.stderr
+    proc = subprocess.run([str(FAKE_CLAUDE), *full, *extra], input="", text=True,
                           capture_output=True, cwd=tmp_path)
-    assert proc.returncode == 2 and "missing required flags" in proc.stderr
+    assert proc.returncode == 2 and message in proc.stderr
 
 
 def test_parse_output_takes_the_result_event_of_a_verbose_list():
@@ -250,6 +271,9 @@ def test_openai_happy_path(api_key):
     assert first.usage["input_tokens"] == first.raw["usage"]["prompt_tokens"]
     assert first.usage["output_tokens"] == first.raw["usage"]["completion_tokens"]
     assert first.usage["cache_read_input_tokens"] == 0 < second.usage["cache_read_input_tokens"]
+    # prompt_tokens counts the cached prefix too: the uncached input is the rest
+    assert second.usage["input_tokens"] == (second.raw["usage"]["prompt_tokens"]
+                                            - second.usage["cache_read_input_tokens"]) > 0
     assert first.cost_usd is None and first.num_turns == 1
 
 
@@ -292,13 +316,29 @@ def test_heuristic_skips_code_and_handles_the_introduction():
 
 # -- prompt and identity ------------------------------------------------------------------------
 
-def test_render_prompt_exact():
-    template = "<document>\n{{WHOLE_DOCUMENT}}\n</document>\n<chunk>\n{{CHUNK_CONTENT}}\n</chunk>\n{x}"
-    assert render_prompt(template, "문서 {{CHUNK_CONTENT}}", "청크", "한국어로 답하라.") == (
-        "<document>\n문서 {{CHUNK_CONTENT}}\n</document>\n<chunk>\n청크\n</chunk>\n{x}\n한국어로 답하라.")
-    assert render_prompt("{{CHUNK_CONTENT}}", "d", "c", "") == "c"
-    with pytest.raises(InputError):
-        render_prompt("{{WHOLE_DOCUMENT}}", "d", "c", "")
+def test_the_prompt_template_has_a_system_and_a_user_part(tmp_path):
+    prompt = parse_prompt("# comment\n[system]\n<document>\n{{WHOLE_DOCUMENT}}\n</document>\n\n"
+                          "[user]\n<chunk>\n{{CHUNK_CONTENT}}\n</chunk>\n{x}\n")
+    assert prompt.system_for("문서 {{CHUNK_CONTENT}}") == "<document>\n문서 {{CHUNK_CONTENT}}\n</document>"
+    assert prompt.user_for("청크 {{WHOLE_DOCUMENT}}", "한국어로 답하라.") == (
+        "<chunk>\n청크 {{WHOLE_DOCUMENT}}\n</chunk>\n{x}\n한국어로 답하라.")
+    assert prompt.user_for("c", "") == "<chunk>\nc\n</chunk>\n{x}"
+    # comments do not count; the parts do
+    assert parse_prompt("[system]\n<document>\n{{WHOLE_DOCUMENT}}\n</document>\n[user]\n"
+                        "<chunk>\n{{CHUNK_CONTENT}}\n</chunk>\n{x}").sha256 == prompt.sha256
+    assert parse_prompt("[system]\n{{WHOLE_DOCUMENT}}\n[user]\n{{CHUNK_CONTENT}}").sha256 != prompt.sha256
+
+
+@pytest.mark.parametrize("text, message", [
+    ("<document>{{WHOLE_DOCUMENT}}</document>\n{{CHUNK_CONTENT}}", r"p.txt:1: text before the first"),
+    ("[system]\n{{WHOLE_DOCUMENT}}", r"p.txt: no \[user\] part"),
+    ("[system]\nx\n[user]\n{{CHUNK_CONTENT}}", r"p.txt: \{\{WHOLE_DOCUMENT\}\} must appear exactly once"),
+    ("[system]\n{{WHOLE_DOCUMENT}}\n[user]\n{{WHOLE_DOCUMENT}} {{CHUNK_CONTENT}}", "exactly once"),
+    ("[system]\n{{WHOLE_DOCUMENT}}\n[user]\nno chunk", r"\{\{CHUNK_CONTENT\}\} must appear in the \[user\]"),
+    ("[system]\n{{WHOLE_DOCUMENT}}\n[user]\n{{CHUNK_CONTENT}}\n[system]\n", r"p.txt:5: a second \[system\]")])
+def test_a_bad_prompt_template_is_one_clear_error(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_prompt(text, "p.txt")
 
 
 def test_identity(api_key):

@@ -1,21 +1,22 @@
-"""Real runs of the mini corpus: resuming after kill -9 of the Snakemake driver, and rerunning
+"""Real runs of the mini corpus: resuming after kill -9 of a run, and rerunning
 only what an edit changed (a reformatted question file, one question, one document)."""
 import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
-import psutil
 import pytest
 
 from conftest import FAKE_CLAUDE, read_lines, write_lines
 from ctxret.fileio import sha256_file
+from ctxret.store import PackStore
+from fakes import live_fake_claudes
 from workflow import claude_calls, claude_env, mini_config, own_workdir, snakemake, snakemake_call
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
@@ -135,7 +136,7 @@ def test_editing_one_document_asks_and_embeds_only_its_chunks(base, document_edi
         assert computed(base.results / "logs" / f"embed-{variant}-e5.log") == len(new), variant
 
 
-# ---- kill -9 of the driver, then the documented resume --------------------------------------
+# ---- kill -9 of the run, then the documented resume --------------------------------------
 
 def start(config: Path, *args: str, env: dict) -> subprocess.Popen:
     cmd, full_env, cwd = snakemake_call(config, *args, env=env, workdir=own_workdir(config.parent))
@@ -143,15 +144,10 @@ def start(config: Path, *args: str, env: dict) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def kill_driver(proc: subprocess.Popen) -> None:
-    """kill -9 of Snakemake, its jobs and whatever they started (the session dies)."""
-    tree = psutil.Process(proc.pid).children(recursive=True)
+def kill_run(proc: subprocess.Popen) -> None:
+    """kill -9 of the run's process group (the driver, its jobs and the calls they started), as
+    a closed terminal or `kill -9 -<pgid>` does; nothing else is killed."""
     os.killpg(proc.pid, signal.SIGKILL)
-    for child in tree:
-        try:
-            child.kill()
-        except psutil.NoSuchProcess:
-            pass
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
 
@@ -165,56 +161,66 @@ def wait_for(proc: subprocess.Popen, condition, timeout_s: float = 300) -> None:
 
 
 def resume(config: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
-    """The README's resume: the killed run's lock stops the same command; unlock, then rerun it."""
-    workdir = own_workdir(config.parent)
-    locked = snakemake(config, *args, check=False, env=env, workdir=workdir)
-    assert locked.returncode != 0 and "--unlock" in locked.stdout + locked.stderr
-    snakemake(config, "--unlock", env=env, workdir=workdir)
-    return snakemake(config, *args, "--rerun-incomplete", env=env, workdir=workdir)
+    """The README's resume command, as written: `python -m ctxret.resume <the run's arguments>`."""
+    cmd, full_env, cwd = snakemake_call(config, *args, env=env, workdir=own_workdir(config.parent))
+    return subprocess.run([sys.executable, "-m", "ctxret.resume", *cmd[1:]], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=900)
 
 
-def test_kill_9_of_the_driver_during_contexts_repeats_no_answered_call(tmp_path):
+def test_kill_9_of_the_run_during_contexts_repeats_no_answered_call(tmp_path):
     config = config_for(tmp_path)
     target = str(tmp_path / "results" / "var-A1.jsonl")
     env = {**claude_env(tmp_path), "FAKE_CLAUDE_FAIL": "ok:2,sleep:1", "FAKE_CLAUDE_SLEEP_S": "600"}
     args = (target, "--resources", "llm_workers=1")
     proc = start(config, *args, env=env)
-    wait_for(proc, lambda: claude_calls(tmp_path) == 3)          # two answered, the third hangs
-    kill_driver(proc)
     log = tmp_path / "claude-calls.jsonl"
+    wait_for(proc, lambda: claude_calls(tmp_path) == 3)          # two answered, the third hangs
+    # while the run is alive, resuming refuses and names it
+    refused = resume(config, *args, env=env)
+    assert refused.returncode == 1 and f"pid {proc.pid}:" in refused.stderr, refused.stderr
+    assert live_fake_claudes(log)
+    kill_run(proc)
+    deadline = time.monotonic() + 10
+    while live_fake_claudes(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live_fake_claudes(log) == []                      # the hanging call died with the run
     answered = [c["stdin"] for c in map(json.loads, log.read_text().splitlines()[:2])]
 
-    resume(config, *args, env=env)
+    resumed = resume(config, *args, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-5000:]
+    assert "removing the lock the killed one left" in resumed.stdout
     chunks = read_lines(tmp_path / "results" / "chunks.jsonl")
     later = [c["stdin"] for c in map(json.loads, log.read_text().splitlines()[3:])]
     assert claude_calls(tmp_path) == len(chunks) + 1        # only the unanswered call is asked again
     assert not set(answered) & set(later)
     assert len(read_lines(tmp_path / "results" / "var-A1.jsonl")) == len(chunks)
+    # the ledger has every paid call: the killed one was never answered, so never paid
+    stats = resume(config, str(tmp_path / "results" / "ctx" / "A1" / "stats.json"), env=env)
+    assert stats.returncode == 0, stats.stderr[-3000:]
+    ledger = json.loads((tmp_path / "results" / "ctx" / "A1" / "stats.json").read_text())
+    assert ledger["calls"] == len(chunks)
 
 
-def stored_keys(store: Path) -> list[str]:
-    """Every vector key in every pack of the store (a key twice = a vector computed twice)."""
-    keys = []
-    for pack in store.rglob("*.npz"):
-        with np.load(pack) as data:
-            keys += [str(k) for k in data["keys"]]
-    return keys
+def stored_count(store: Path) -> int:
+    """Vectors in the store (a vector computed twice is stored once: see the computed counts)."""
+    return sum(PackStore(db.parent.parent, db.parent.name, db.stem).count() for db in store.rglob("*.sqlite"))
 
 
-def test_kill_9_of_the_driver_during_embedding_computes_only_the_unfinished_batches(tmp_path):
+def test_kill_9_of_the_run_during_embedding_computes_only_the_unfinished_batches(tmp_path):
     config = config_for(tmp_path)
     targets = [str(tmp_path / "results" / "emb" / f"{v}-e5.npy") for v in ("T1", "X1")]
     store = tmp_path / "store" / "emb"
     args = (*targets, "--cores", "1")
     proc = start(config, *args, env={})
-    wait_for(proc, lambda: any(store.rglob("*.npz")))             # one batch flushed
-    kill_driver(proc)
-    kept = stored_keys(store)
+    wait_for(proc, lambda: stored_count(store) > 0)               # one batch flushed
+    kill_run(proc)
+    kept = stored_count(store)
 
-    resume(config, *args, env={})
+    resumed = resume(config, *args, env={})
+    assert resumed.returncode == 0, resumed.stderr[-5000:]
     rows = [r for v in ("T1", "X1") for r in read_lines(tmp_path / "results" / f"var-{v}.jsonl")]
-    final = stored_keys(store)
-    assert 0 < len(kept) < len({r["text"] for r in rows})
-    assert len(final) == len(set(final)) == len({r["text"] for r in rows})   # none computed twice
+    final = stored_count(store)
+    assert 0 < kept < len({r["text"] for r in rows})
+    assert final == len({r["text"] for r in rows})
     logs = [tmp_path / "results" / "logs" / f"embed-{v}-e5.log" for v in ("T1", "X1")]
-    assert sum(computed(log) for log in logs) == len(final) - len(kept)
+    assert sum(computed(log) for log in logs) == final - kept    # none computed twice

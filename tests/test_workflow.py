@@ -55,23 +55,31 @@ def test_second_run_has_nothing_to_do(first_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_contexts_a1_and_x1_per_chunk_with_ledger_and_estimate(first_run):
+def test_contexts_a1_and_x1_per_document_with_ledger_beside_the_estimate(first_run):
     tmp, _, _ = first_run
     res = tmp / "results"
     chunks = [json.loads(l) for l in (res / "chunks.jsonl").read_text().splitlines()]
     assert claude_calls(tmp) == len(chunks)
     for variant in ("A1", "X1"):
-        per_chunk = {p.stem for p in (res / "ctx" / variant).glob("*.json")} - {"stats", "ctxlen", "estimate"}
-        assert per_chunk == {c["chunk_id"] for c in chunks}
+        assert {p.name for p in (res / "ctx" / variant).iterdir()} == {"ctxlen.json", "docs", "stats.json"} | (
+            {"estimate.json"} if variant == "A1" else set())     # nothing per chunk
+        records = {r["chunk_id"]: r for p in (res / "ctx" / variant / "docs").glob("*.jsonl")
+                   for r in map(json.loads, p.read_text().splitlines())}
+        assert set(records) == {c["chunk_id"] for c in chunks}
         rows = [json.loads(l) for l in (res / f"var-{variant}.jsonl").read_text().splitlines()]
-        context = json.loads((res / "ctx" / variant / f"{chunks[0]['chunk_id']}.json").read_text())["context"]
-        assert rows[0]["text"].startswith(context + "\n\n" + chunks[0]["title"])
-    a1 = json.loads((res / "ctx" / "A1" / f"{chunks[0]['chunk_id']}.json").read_text())
+        assert rows[0]["text"].startswith(records[chunks[0]["chunk_id"]]["context"] + "\n\n" + chunks[0]["title"])
+    a1 = json.loads((res / "ctx" / "A1" / "docs" / f"{chunks[0]['slug']}.jsonl").read_text().splitlines()[0])
     assert a1["raw"]["type"] == "result" and a1["usage"]["cache_creation_input_tokens"] > 0
+    # one shard per document, what each A1 job read
+    shards = sorted(p.stem for p in (res / "ctx" / "shards").glob("*.json"))
+    assert shards == sorted({c["slug"] for c in chunks})
     stats = json.loads((res / "ctx" / "A1" / "stats.json").read_text())
     assert stats["results"] == len(chunks) and stats["cost_usd"] > 0
     estimate = json.loads((res / "ctx" / "A1" / "estimate.json").read_text())
-    assert estimate["calls"] == len(chunks)
+    assert estimate["calls"] == len(chunks) == stats["vs_estimate"]["calls"]["ledger"]
+    # the input the estimate expects; the output is the fake's (short chunks, short answers)
+    assert abs(stats["vs_estimate"]["input, total"]["error_pct"]) < 10
+    assert "the estimate before the run and the ledger" in (res / "logs" / "ctx-stats-A1.log").read_text()
     ctxlen = json.loads((res / "ctx" / "A1" / "ctxlen.json").read_text())
     assert ctxlen["with_question_verbatim"] == 0 and ctxlen["tokens"]["e5"]["max"] > 0
     # token counts per variant and model, the A1 texts longest (context + T1)
@@ -90,6 +98,21 @@ def test_the_llm_worker_cap_holds(first_run):
     assert len(spans) == 2
     (a0, a1), (b0, b1) = spans.values()
     assert a1 <= b0 or b1 <= a0, spans
+
+
+def test_a_context_job_holds_no_core(tmp_path):
+    """--cores 1, llm_workers=2: both documents get their contexts at once."""
+    llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
+    config = mini_config(tmp_path, contexts={"llm": llm})
+    env = {**claude_env(tmp_path), "FAKE_CLAUDE_FAIL": "sleep:1000", "FAKE_CLAUDE_SLEEP_S": "0.5"}
+    snakemake(config, str(tmp_path / "results" / "var-A1.jsonl"), "--cores", "1", "--resources",
+              "llm_workers=2", env=env)
+    spans = {}
+    for path in (tmp_path / "results" / "ctx" / "A1" / "docs").glob("*.jsonl"):
+        recs = [json.loads(l) for l in path.read_text().splitlines()]
+        spans[path.stem] = (min(r["started"] for r in recs), max(r["ended"] for r in recs))
+    (a0, a1), (b0, b1) = spans.values()
+    assert a0 < b1 and b0 < a1, spans
 
 
 def test_deleting_results_repeats_no_call_and_no_vector(first_run):

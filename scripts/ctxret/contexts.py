@@ -1,12 +1,16 @@
-"""contexts: one call per chunk with the whole document, paid once ever.
+"""contexts: one call per chunk, the document once as the system prompt, paid once ever.
 
 A document's chunks go sequentially (later calls read the prompt cache the first wrote); each
-answer is stored in the content-addressed store under the sha256 of backend identity, prompt
-template, extra sentence, document and chunk text, and looked up before any call. Questions
-are never an input here.
+paid answer is stored in the content-addressed store under the sha256 of backend identity,
+prompt template, extra sentence, document and chunk text, and looked up before any call. A
+free backend (X1) is computed afresh, never stored. Questions are never an input here.
+
+    python -m ctxret.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
 """
 from __future__ import annotations
 
+import json
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -14,8 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import InputError
-from .fileio import read_jsonl, sha256_text, write_json, write_jsonl
-from .llm import ContextFailed, call_with_retries, make_backend, render_prompt
+from .fileio import read_json, read_jsonl, sha256_text, write_json, write_jsonl
+from .llm import Backend, ContextFailed, call_with_retries, make_backend
+from .prompt import Prompt, read_prompt
 from .store import JsonStore, content_key
 from .chunktext import t1_text
 
@@ -38,8 +43,8 @@ class ContextStore:
         self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
 
 
-def chunk_key(identity: dict, template_sha: str, extra: str, document: str, chunk_text: str) -> str:
-    return content_key(backend=identity, template_sha256=template_sha, extra_sentence=extra,
+def chunk_key(identity: dict, prompt_sha: str, extra: str, document: str, chunk_text: str) -> str:
+    return content_key(backend=identity, template_sha256=prompt_sha, extra_sentence=extra,
                        document_sha256=sha256_text(document), chunk_sha256=sha256_text(chunk_text))
 
 
@@ -51,25 +56,27 @@ class DocumentResult:
     failed: list[str] = field(default_factory=list)     # chunk ids left without a context
 
 
-def document_contexts(doc: dict, chunks: list[dict], backend, template: str, extra: str,
-                      store: ContextStore, attempts: int, backoff_s: float) -> DocumentResult:
-    template_sha = sha256_text(template)
+def document_contexts(doc: dict, chunks: list[dict], backend: Backend, prompt: Prompt, extra: str,
+                      store: ContextStore | None, attempts: int, backoff_s: float) -> DocumentResult:
+    """Every chunk's context, from the store when it holds one; `store` None (free backends):
+    computed, not stored, without timestamps (the records are the same in every run)."""
     identity = backend.identity()
+    system = prompt.system_for(doc["body"])  # the same bytes in every call of this document
     out = DocumentResult()
     for chunk in chunks:
         text = t1_text(chunk)
-        key = chunk_key(identity, template_sha, extra, doc["body"], text)
-        answer = store.answers.get(key)
+        key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
+        answer = store.answers.get(key) if store else None
         if answer is not None:
             out.from_store += 1
         else:
-            user = render_prompt(template, doc["body"], text, extra)
-            started = now()
+            started = now() if store else None
             try:
-                result, discarded = call_with_retries(backend, doc["body"], user, doc, chunk,
-                                                      attempts, backoff_s)
+                result, discarded = call_with_retries(backend, system, prompt.user_for(text, extra),
+                                                      doc, chunk, attempts, backoff_s)
             except ContextFailed as e:
-                store.record_failure(key, e.discarded)
+                if store:
+                    store.record_failure(key, e.discarded)
                 out.failed.append(chunk["chunk_id"])
                 out.calls += len(e.discarded)
                 continue
@@ -77,17 +84,41 @@ def document_contexts(doc: dict, chunks: list[dict], backend, template: str, ext
             answer = {"context": result.context, "raw": result.raw, "usage": result.usage,
                       "cost_usd": result.cost_usd, "model": result.model,
                       "duration_ms": result.duration_ms, "num_turns": result.num_turns,
-                      "started": started, "ended": now(), "identity": identity,
-                      "template_sha256": template_sha,
-                      "discarded": store.failed_attempts(key) + discarded}
-            store.answers.put(key, answer)
+                      "started": started, "ended": now() if store else None, "identity": identity,
+                      "template_sha256": prompt.sha256,
+                      "discarded": (store.failed_attempts(key) if store else []) + discarded}
+            if store:
+                store.answers.put(key, answer)
         out.records.append({"chunk_id": chunk["chunk_id"], "slug": doc["slug"], "key": key, **answer})
     return out
 
 
+def write_document(path: Path, variant: str, doc: dict, chunks: list[dict], backend: Backend,
+                   prompt: Prompt, params, store: ContextStore | None) -> None:
+    """One document's records to `path` (JSON Lines), or InputError naming its chunks left
+    without a context (nothing written then)."""
+    start = time.perf_counter()
+    result = document_contexts(doc, chunks, backend, prompt, params.extra_sentence, store,
+                               int(params.attempts), float(params.backoff_s))
+    if result.failed:
+        raise InputError(f"{variant} {doc['slug']}: no context for chunks {', '.join(result.failed)} "
+                         f"after {params.attempts} attempts each (discarded attempts are kept in "
+                         f"{params.store}/ctx-failed)")
+    write_jsonl(path, result.records)
+    print(f"{variant} {doc['slug']}: chunks {len(chunks)}, calls {result.calls}, "
+          f"from store {result.from_store}, {time.perf_counter() - start:.1f} s")
+
+
 def run(input, output, params, **_) -> None:
-    """Write each `<slug>.jsonl` among the job's outputs: one document for an LLM variant, every
-    document at once for the free one (X1), which has no calls to pace."""
+    """An LLM variant (A1), one job per document: its shard in, its records out."""
+    shard = read_json(input.shard)
+    write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
+                   make_backend(dict(params.llm)), read_prompt(input.template), params,
+                   ContextStore(params.store))
+
+
+def run_free(input, output, params, **_) -> None:
+    """The free variant (X1): every document in one job (milliseconds a document)."""
     paths = [Path(p) for p in output]
     wanted = {p.stem for p in paths}
     docs = {d["slug"]: d for d in read_jsonl(input.docs) if d["slug"] in wanted}
@@ -95,21 +126,42 @@ def run(input, output, params, **_) -> None:
     for c in read_jsonl(input.chunks):
         if c["slug"] in wanted:
             chunks[c["slug"]].append(c)
-    template = Path(input.template).read_text(encoding="utf-8")
     backend = make_backend(dict(params.llm))
-    store = ContextStore(params.store)
+    prompt = read_prompt(input.template)
     for path in paths:
         if path.stem not in docs:
             raise InputError(f"{input.docs}: no document {path.stem!r}")
-        start = time.perf_counter()
-        result = document_contexts(docs[path.stem], chunks[path.stem], backend, template,
-                                   params.extra_sentence, store, int(params.attempts), float(params.backoff_s))
-        for rec in result.records:
-            write_json(path.parent.parent / f"{rec['chunk_id']}.json", rec)
-        if result.failed:
-            raise InputError(f"{params.variant} {path.stem}: no context for chunks {', '.join(result.failed)} "
-                             f"after {params.attempts} attempts each (discarded attempts are kept in "
-                             f"{params.store}/ctx-failed)")
-        write_jsonl(path, result.records)
-        print(f"{params.variant} {path.stem}: chunks {len(chunks[path.stem])}, calls {result.calls}, "
-              f"from store {result.from_store}, {time.perf_counter() - start:.1f} s")
+        write_document(path, params.variant, docs[path.stem], chunks[path.stem], backend, prompt,
+                       params, None)
+
+
+def run_shards(input, output, **_) -> None:
+    """Each document with its chunks, one file per document: what an A1 job reads."""
+    paths = {Path(p).stem: Path(p) for p in output}
+    docs = {d["slug"]: d for d in read_jsonl(input.docs) if d["slug"] in paths}
+    chunks: dict[str, list[dict]] = defaultdict(list)
+    for c in read_jsonl(input.chunks):
+        chunks[c["slug"]].append(c)
+    for slug, path in paths.items():
+        if slug not in docs:
+            raise InputError(f"{input.docs}: no document {slug!r}")
+        write_json(path, {"doc": docs[slug], "chunks": chunks[slug]})
+    print(f"shards: {len(paths)} documents, {sum(len(chunks[s]) for s in paths)} chunks")
+
+
+def record(variant_dir: str, chunk_id: str) -> dict:
+    """The record of one chunk among `<variant_dir>/docs/*.jsonl`."""
+    for path in sorted(Path(variant_dir, "docs").glob("*.jsonl")):
+        for rec in read_jsonl(path):
+            if rec["chunk_id"] == chunk_id:
+                return rec
+    raise InputError(f"{variant_dir}/docs: no chunk {chunk_id!r}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m ctxret.contexts results/ctx/<variant> <chunk id>")
+    try:
+        print(json.dumps(record(*sys.argv[1:]), ensure_ascii=False, indent=1))
+    except InputError as e:
+        sys.exit(f"error: {e}")

@@ -1,7 +1,8 @@
 """The context ledger: what the calls cost and read from cache, and an estimate before any call.
 
 Pure functions over context records (the per-chunk answers) and a price table
-(config/prices.yaml, $ per million tokens, with characters per token for estimates).
+(config/prices.yaml, $ per million tokens, with characters per token for estimates). The
+estimate and the ledger give the same figures (`figures`), so a run shows both side by side.
 """
 from __future__ import annotations
 
@@ -12,8 +13,21 @@ from datetime import datetime
 import numpy as np
 
 from .errors import InputError
-from .llm import render_prompt
 from .chunktext import t1_text
+from .prompt import Prompt
+from .usage import INPUT_KINDS, USAGE_KEYS
+
+# Where each backend's prompt tokens land, as its answers report them: the first call of a
+# document sends the system prompt (the document) as `first`, later calls read it from the
+# cache; the user message is `user` in every call. claude -p marks the user message for its
+# 1-hour cache too (its answers show it as cache_creation, with a couple of uncached tokens);
+# the anthropic backend caches the system block only; OpenAI-compatible servers reuse a prefix
+# they have seen, with no cache write.
+CACHE_MODEL = {
+    "claude-cli": {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"},
+    "anthropic": {"first": "cache_creation_input_tokens", "user": "input_tokens"},
+    "openai": {"first": "input_tokens", "user": "input_tokens"},
+}
 
 
 def model_prices(table: dict, model: str) -> dict:
@@ -59,10 +73,15 @@ def document_tokens(records: list[dict]) -> int:
     return int(sum(statistics.median(reads[1:]) for reads in by_doc.values() if len(reads) > 1))
 
 
+def input_share(usage: dict) -> dict:
+    total = sum(usage[k] for k in INPUT_KINDS)
+    return {"input_tokens_total": total,
+            "cache_read_share": usage["cache_read_input_tokens"] / total if total else 0.0}
+
+
 def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
-    usage = {k: sum(r["usage"][k] for r in records) for k in
-             ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")}
-    total_in = usage["input_tokens"] + usage["cache_creation_input_tokens"] + usage["cache_read_input_tokens"]
+    usage = {k: sum(r["usage"][k] for r in records) for k in USAGE_KEYS}
+    discarded = Counter(d["cause"] for r in records for d in r.get("discarded", []))
     costs = [call_cost(r, table) for r in records]
     starts = [datetime.fromisoformat(r["started"]) for r in records if r.get("started")]
     ends = [datetime.fromisoformat(r["ended"]) for r in records if r.get("ended")]
@@ -70,11 +89,10 @@ def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
     cost = sum(costs)
     return {
         "results": len(records), "chunks": n_chunks, "failed": n_chunks - len(records),
-        "discarded": dict(Counter(d["cause"] for r in records for d in r.get("discarded", []))),
+        "calls": len(records) + sum(discarded.values()), "discarded": dict(discarded),
         "model_keys": dict(Counter(k for r in records for k in model_keys(r))),
         "turns": dict(Counter(r["num_turns"] for r in records)),
-        "usage": usage, "input_tokens_total": total_in,
-        "cache_read_share": usage["cache_read_input_tokens"] / total_in if total_in else 0.0,
+        "usage": usage, **input_share(usage),
         "cost_usd": cost, "cost_per_call": spread(costs),
         "first_start": min(starts).isoformat() if starts else None,
         "last_end": max(ends).isoformat() if ends else None,
@@ -101,29 +119,74 @@ def stats_lines(variant: str, s: dict) -> list[str]:
     return lines
 
 
-def estimate(docs: list[dict], chunks: list[dict], template: str, extra: str, prices: dict,
-             output_tokens: int) -> dict:
-    """Expected usage if every chunk is called once: per document the first call writes the
-    document (system prompt) to the cache and the later ones read it; the user message is
-    uncached input. Tokens from characters by the table's chars_per_token."""
+def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, prices: dict,
+             output_tokens: int, backend: str) -> dict:
+    """Expected usage if every chunk is called once, a document's chunks one after another, the
+    tokens placed by the backend's CACHE_MODEL; tokens from characters by the table's
+    chars_per_token, `output_tokens` per call."""
+    if backend not in CACHE_MODEL:
+        raise InputError(f"estimate: no cache model for backend {backend!r}")
+    cache = CACHE_MODEL[backend]
     cpt = float(prices["chars_per_token"])
-    bodies = {d["slug"]: d["body"] for d in docs}
-    usage = {"input_tokens": 0.0, "output_tokens": 0.0, "cache_creation_input_tokens": 0.0,
-             "cache_read_input_tokens": 0.0}
+    system = {d["slug"]: len(prompt.system_for(d["body"])) / cpt for d in docs}
+    usage = dict.fromkeys(USAGE_KEYS, 0.0)
     seen: set[str] = set()
     for c in chunks:
-        body = bodies[c["slug"]]
-        usage["input_tokens"] += len(render_prompt(template, body, t1_text(c), extra)) / cpt
+        usage["cache_read_input_tokens" if c["slug"] in seen else cache["first"]] += system[c["slug"]]
+        usage[cache["user"]] += len(prompt.user_for(t1_text(c), extra)) / cpt
         usage["output_tokens"] += output_tokens
-        cache = "cache_read_input_tokens" if c["slug"] in seen else "cache_creation_input_tokens"
-        usage[cache] += len(body) / cpt
         seen.add(c["slug"])
     usage = {k: int(round(v)) for k, v in usage.items()}
-    return {"calls": len(chunks), "usage": usage, "cost_usd": priced(usage, prices)}
+    return {"calls": len(chunks), "usage": usage, **input_share(usage), "cost_usd": priced(usage, prices)}
 
 
-def estimate_lines(e: dict, model: str, version: str) -> list[str]:
-    u = e["usage"]
-    return [f"estimate for {e['calls']} calls to {model} (prices {version}): input {u['input_tokens']:,}, "
-            f"cache write {u['cache_creation_input_tokens']:,}, cache read {u['cache_read_input_tokens']:,}, "
-            f"output {u['output_tokens']:,} tokens, ${e['cost_usd']:.2f}"]
+FIGURES = ("calls", "input, uncached", "input, cache write", "input, cache read", "input, total",
+           "cache-read share", "output", "dollars")
+
+
+def figures(s: dict) -> dict:
+    """The figures an estimate and a ledger share (either's dict)."""
+    u = s["usage"]
+    return dict(zip(FIGURES, (s["calls"], u["input_tokens"], u["cache_creation_input_tokens"],
+                              u["cache_read_input_tokens"], s["input_tokens_total"],
+                              s["cache_read_share"], u["output_tokens"], s["cost_usd"])))
+
+
+def versus(estimated: dict, measured: dict) -> dict:
+    """{figure: {estimate, ledger, error_pct}}: error = (estimate - ledger) / ledger, None at 0."""
+    e, m = figures(estimated), figures(measured)
+    return {k: {"estimate": e[k], "ledger": m[k],
+                "error_pct": (e[k] - m[k]) / m[k] * 100 if m[k] else None} for k in FIGURES}
+
+
+def _figure(name: str, value: float) -> str:
+    if name == "cache-read share":
+        return f"{value:.3f}"
+    return f"${value:,.2f}" if name == "dollars" else f"{value:,.0f}"
+
+
+def figure_lines(title: str, columns: list[str], rows: dict[str, list]) -> list[str]:
+    """A table: one line per figure, a column per source (None: "-"), errors in percent."""
+    lines = [title, f"  {'':<20}" + "".join(f"{c:>14}" for c in columns)]
+    for name, values in rows.items():
+        cells = []
+        for column, v in zip(columns, values):
+            if v is None:
+                cells.append(f"{'-':>14}")
+            elif column == "error":
+                cells.append(f"{v:>+12.1f} %")
+            else:
+                cells.append(f"{_figure(name, v):>14}")
+        lines.append(f"  {name:<20}" + "".join(cells))
+    return lines
+
+
+def estimate_lines(e: dict, model: str, backend: str, version: str) -> list[str]:
+    return figure_lines(f"estimate for {backend} {model} (prices {version}), every chunk called once:",
+                        ["estimate"], {k: [v] for k, v in figures(e).items()})
+
+
+def versus_lines(variant: str, vs: dict, version: str) -> list[str]:
+    return figure_lines(f"{variant}: the estimate before the run and the ledger (prices {version})",
+                        ["estimate", "ledger", "error"],
+                        {k: [f["estimate"], f["ledger"], f["error_pct"]] for k, f in vs.items()})

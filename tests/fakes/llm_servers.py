@@ -5,8 +5,9 @@
         ...
         server.requests                    # [{"method", "path", "headers", "json"}]
 
-The answer is a Korean sentence from the first words of the chunk (<chunk>...</chunk> of the
-user message, else the message). Tokens are characters / 2. The Anthropic server caches a
+The answer is a Korean sentence from the chunk (<chunk>...</chunk> of the user message, else the
+message), about as long as a real context, as fake_claude's. Tokens are characters / 1.46, as
+for Korean technical text (config/prices.yaml). The Anthropic server caches a
 system prompt whose blocks carry cache_control (write on first sight, read afterwards); the
 OpenAI server caches every system prompt it has seen (reported as cached_tokens).
 """
@@ -25,13 +26,14 @@ from typing import Iterator
 
 
 def tokens(text: str) -> int:
-    return max(1, math.ceil(len(text) / 2)) if text else 0
+    return max(1, math.ceil(len(text) / 1.46)) if text else 0
 
 
 def context_for(user: str) -> str:
     m = re.search(r"<chunk>(.*?)</chunk>", user, re.S)
-    words = (m.group(1) if m else user).split()[:4]
-    return f"이 청크는 '{' '.join(words)}'(으)로 시작하는 부분으로, 문서의 해당 절을 설명한다."
+    text = " ".join((m.group(1) if m else user).split())
+    return (f"이 청크는 '{text[:60]}'(으)로 시작하는 부분으로, 문서의 해당 절에서 "
+            f"{text[60:230]} 내용을 다룬다.")
 
 
 def text_of(content) -> str:

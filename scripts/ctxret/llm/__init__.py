@@ -1,11 +1,11 @@
 """LLM backends that write a short context for a chunk: claude-cli, anthropic, openai, heuristic.
 
 `make_backend(settings)` builds one from its settings; `call_with_retries` asks it until an
-answer comes or the attempts run out. Nothing here knows about stores or ledgers.
+answer comes or the attempts run out. Every backend gets the document once, as the system
+prompt (ctxret.prompt renders both parts). Nothing here knows about stores or ledgers.
 """
 from __future__ import annotations
 
-import re
 import time
 from datetime import datetime, timezone
 from typing import Callable
@@ -14,10 +14,9 @@ from ..errors import InputError
 from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult
 
 __all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed",
-           "BACKENDS", "make_backend", "call_with_retries", "render_prompt"]
+           "BACKENDS", "make_backend", "call_with_retries"]
 
 BACKENDS = ("claude-cli", "anthropic", "openai", "heuristic")
-PLACEHOLDERS = re.compile(r"\{\{(WHOLE_DOCUMENT|CHUNK_CONTENT)\}\}")
 
 
 class ContextFailed(Exception):
@@ -67,12 +66,3 @@ def call_with_retries(backend: Backend, system: str, user: str, doc: dict, chunk
             sleep(backoff_s * 2 ** i)
     raise ContextFailed(discarded)
 
-
-def render_prompt(template: str, document: str, chunk_text: str, extra_sentence: str) -> str:
-    """The template with {{WHOLE_DOCUMENT}} and {{CHUNK_CONTENT}} filled in (one pass, so text
-    inside the document is never substituted again), then "\\n" + extra_sentence if given."""
-    if "{{CHUNK_CONTENT}}" not in template:
-        raise InputError("llm prompt template lacks the {{CHUNK_CONTENT}} placeholder")
-    values = {"WHOLE_DOCUMENT": document, "CHUNK_CONTENT": chunk_text}
-    text = PLACEHOLDERS.sub(lambda m: values[m.group(1)], template)
-    return text + "\n" + extra_sentence if extra_sentence else text

@@ -1,6 +1,11 @@
-"""anthropic: the Messages API through the official SDK, the document as a cached system block."""
+"""anthropic: the Messages API through the official SDK, the document as a cached system block.
+
+The SDK (over a second to import) is loaded on the first call: a document answered from the
+store never pays for it.
+"""
 from __future__ import annotations
 
+import functools
 import os
 
 from ..errors import InputError
@@ -11,19 +16,25 @@ class AnthropicBackend(Backend):
     name = "anthropic"
 
     def __init__(self, settings: dict):
-        import anthropic
-
-        self.sdk = anthropic
         self.model = option(settings, "model", str)
         self.max_tokens = int(positive(settings, "max_tokens", 1024))
         self.temperature = option(settings, "temperature", (int, float), None)
         key_env = option(settings, "api_key_env", str, "ANTHROPIC_API_KEY")
-        api_key = os.environ.get(key_env)
-        if not api_key:
+        self.api_key = os.environ.get(key_env)
+        if not self.api_key:
             raise InputError(f"llm backend 'anthropic': environment variable {key_env} is not set")
-        self.client = anthropic.Anthropic(
-            base_url=option(settings, "base_url", str, "") or None, api_key=api_key,
-            max_retries=0, timeout=positive(settings, "timeout_s", 300))
+        self.base_url = option(settings, "base_url", str, "") or None
+        self.timeout_s = positive(settings, "timeout_s", 300)
+
+    @functools.cached_property
+    def sdk(self):
+        import anthropic
+        return anthropic
+
+    @functools.cached_property
+    def client(self):
+        return self.sdk.Anthropic(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                  timeout=self.timeout_s)
 
     def identity(self) -> dict:
         return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,

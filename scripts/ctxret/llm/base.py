@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from ..usage import USAGE_KEYS
 
 CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status")
-USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
-              "cache_read_input_tokens")
 REQUIRED = object()
 
 

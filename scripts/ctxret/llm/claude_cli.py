@@ -1,8 +1,11 @@
 """claude-cli: `claude -p` in a fresh empty directory, without tools, settings or session.
 
-The user prompt goes on stdin, the document as the system prompt, the answer comes back as
-one JSON object (`--output-format json`). Billing follows the CLI's login, so the API key
-is stripped from its environment by default.
+The document goes once, as the system prompt (`--system-prompt`, or `--system-prompt-file` when
+it is longer than one command-line argument may be), the user message on stdin; the answer
+comes back as one JSON object (`--output-format json`). Billing follows the CLI's login, so
+the API key is stripped from its environment by default. The CLI runs in the job's own process
+group: whatever ends the job's group (kill -9 of the workflow, Ctrl-C, scancel) ends the call,
+so no paid call outlives a killed run with its answer lost.
 """
 from __future__ import annotations
 
@@ -10,16 +13,16 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
+from pathlib import Path
 
 from ..errors import InputError
 from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
 
 # CLAUDECODE marks a running Claude Code session, in which the CLI refuses to start again.
 DEFAULT_STRIP_ENV = ["ANTHROPIC_API_KEY", "CLAUDECODE"]
-MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: the longest single command-line argument
+MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: one command-line argument, its final NUL included
 RATE_LIMIT = re.compile(r"rate.?limit|\b429\b|usage limit|hit your limit", re.IGNORECASE)
 
 
@@ -41,37 +44,42 @@ class ClaudeCliBackend(Backend):
     def identity(self) -> dict:
         return {"backend": self.name, "model": self.model, "effort": self.effort}
 
-    def argv(self, system: str) -> list[str]:
+    def argv(self, system_prompt: list[str]) -> list[str]:
         return [self.executable, "-p", "--safe-mode", "--setting-sources", "project",
                 "--effort", self.effort, "--tools", "", "--no-session-persistence",
-                "--output-format", "json", "--model", self.model, "--system-prompt", system]
+                "--output-format", "json", "--model", self.model, *system_prompt]
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        size = len(system.encode("utf-8"))
-        if size >= MAX_ARG_BYTES:
-            raise InputError(f"llm backend 'claude-cli': document {doc.get('slug')!r} is {size} "
-                             f"bytes, longer than one command-line argument may be "
-                             f"({MAX_ARG_BYTES}); use the anthropic backend for it")
         env = {k: v for k, v in os.environ.items() if k not in self.strip_env}
         cwd = tempfile.mkdtemp(prefix="ctxret-claude-")
+        prompt_dir = None
+        if len(system.encode("utf-8")) < MAX_ARG_BYTES:
+            system_prompt = ["--system-prompt", system]
+        else:  # outside the working directory, which stays empty
+            prompt_dir = tempfile.mkdtemp(prefix="ctxret-claude-system-")
+            path = Path(prompt_dir) / "system-prompt.txt"
+            path.write_text(system, encoding="utf-8")
+            system_prompt = ["--system-prompt-file", str(path)]
         try:
-            returncode, stdout, stderr = run(self.argv(system), user, cwd, env, self.timeout_s)
+            returncode, stdout, stderr = run(self.argv(system_prompt), user, cwd, env, self.timeout_s)
         except FileNotFoundError:
             raise InputError(f"llm backend 'claude-cli': executable {self.executable} "
                              f"not found") from None
         finally:
             shutil.rmtree(cwd, ignore_errors=True)
+            if prompt_dir:
+                shutil.rmtree(prompt_dir, ignore_errors=True)
         return parse_output(stdout, returncode, stderr)
 
 
 def run(argv: list[str], stdin: str, cwd: str, env: dict, timeout_s: float) -> tuple[int, str, str]:
-    """(exit status, stdout, stderr); on timeout the whole process group is killed."""
+    """(exit status, stdout, stderr); killed on timeout. In the caller's process group."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
+                            stderr=subprocess.PIPE, cwd=cwd, env=env)
     try:
         out, err = proc.communicate(stdin.encode("utf-8"), timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
         proc.communicate()
         raise AttemptFailed("timeout", f"no answer within {timeout_s}s") from None
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")

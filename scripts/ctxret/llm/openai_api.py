@@ -1,6 +1,13 @@
-"""openai: chat completions through the official SDK (OpenAI or any compatible server)."""
+"""openai: chat completions through the official SDK (OpenAI or any compatible server).
+
+The document is the system message, first, so servers that cache prompt prefixes (OpenAI,
+vLLM's prefix caching) reuse it across a document's calls; `prompt_tokens` counts the cached
+tokens too, so the uncached input is `prompt_tokens - cached_tokens`. The SDK is loaded on the
+first call: a document answered from the store never pays for it.
+"""
 from __future__ import annotations
 
+import functools
 import os
 
 from ..errors import InputError
@@ -11,19 +18,24 @@ class OpenAIBackend(Backend):
     name = "openai"
 
     def __init__(self, settings: dict):
-        import openai
-
-        self.sdk = openai
         self.model = option(settings, "model", str)
         self.max_tokens = int(positive(settings, "max_tokens", 1024))
         self.temperature = option(settings, "temperature", (int, float), 0)
-        key_env = option(settings, "api_key_env", str, "OPENAI_API_KEY")
-        base_url = option(settings, "base_url", str)
-        if not base_url:
+        self.api_key = os.environ.get(option(settings, "api_key_env", str, "OPENAI_API_KEY")) or "none"
+        self.base_url = option(settings, "base_url", str)
+        if not self.base_url:
             raise InputError("llm backend 'openai': setting 'base_url' must not be empty")
-        self.client = openai.OpenAI(
-            base_url=base_url, api_key=os.environ.get(key_env) or "none",
-            max_retries=0, timeout=positive(settings, "timeout_s", 300))
+        self.timeout_s = positive(settings, "timeout_s", 300)
+
+    @functools.cached_property
+    def sdk(self):
+        import openai
+        return openai
+
+    @functools.cached_property
+    def client(self):
+        return self.sdk.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                               timeout=self.timeout_s)
 
     def identity(self) -> dict:
         return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
@@ -41,9 +53,10 @@ class OpenAIBackend(Backend):
             raise AttemptFailed("empty", f"no text (finish_reason {reason})", raw)
         u = response.usage
         details = getattr(u, "prompt_tokens_details", None) if u is not None else None
+        cached = (details and details.cached_tokens) or 0
         return CallResult(
             context=text.strip(), raw=raw,
-            usage=usage_dict(input_tokens=u and u.prompt_tokens,
+            usage=usage_dict(input_tokens=u and u.prompt_tokens - cached,
                              output_tokens=u and u.completion_tokens,
-                             cache_read_input_tokens=details and details.cached_tokens),
+                             cache_read_input_tokens=cached),
             cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)

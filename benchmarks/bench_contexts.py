@@ -1,0 +1,201 @@
+"""The context stage at the reference's size and at 10x, with an LLM that answers at once.
+
+bench_scale's seeded synthetic corpus (88 documents x 50 chunks = 4,400 chunks at 1x) and its
+Snakemake runner (wall time, the largest process's peak RSS). A1 runs the anthropic backend
+against the loopback fake Messages API (tests/fakes/llm_servers.py), which answers instantly,
+so what is timed is the workflow's own cost. Per scale, with --cores 2 and the default profile
+(llm_workers=4):
+
+- prep + chunks (set-up);
+- A1: `var-A1.jsonl` (per-document shards, one job per document, the variant file): time,
+  calls, files written (results/, the store, Snakemake's .snakemake/), peak memory, and the most
+  documents whose calls were in flight at once;
+- X1: `var-X1.jsonl` (one job for every document): the same;
+- a no-op rerun of both, and a rerun of both after deleting results/: 0 calls each;
+- then the store: one run's 4,400 vectors (384 floats) looked up in a store holding one run's
+  entries and one holding 100 runs'.
+
+Targets: 4 documents in flight at 1x; 0 calls on both reruns; in results/ (logs aside), at most
+2 files written per document for A1 (shard, records) and 1 for X1, besides the variant file
+(nothing per chunk); every time at 10x <= 12x the
+1x time; the lookup among 100 runs' entries <= 2x the lookup among one run's (an index search
+grows with the logarithm of the entries; scanning every pack, as the store did before, grew
+with their number).
+
+    .venv/bin/python benchmarks/bench_contexts.py [--scales 1 10] [--workdir DIR] [--keep]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from bench_scale import GROWTH_PER_SCALE, ROOT, Invocation, build_inputs, load, snakemake, verdict
+from ctxret.store import VectorStore
+
+sys.path.insert(0, str(ROOT / "tests"))
+from fakes.llm_servers import anthropic_server  # noqa: E402 (the tests' fake, beside them)
+
+IN_FLIGHT = 4             # llm_workers in profiles/default
+RESULTS_FILES_PER_DOC = {"A1": 2, "X1": 1}   # A1: its shard and its records; X1: its records
+LOOKUP_GROWTH = 2.0      # an index lookup: log(440,000) / log(4,400) = 1.5, plus cache misses
+STORE_RUNS, STORE_ROWS, STORE_DIMS = 100, 4400, 384
+
+
+@dataclass
+class Step:
+    run: Invocation
+    calls: int
+    written: dict[str, int]   # files created or rewritten, by place
+    in_flight: int | None = None
+
+
+def mtimes(places: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """{place: {file: mtime}}; results/ without its logs/, counted apart."""
+    out = {}
+    for name, root in places.items():
+        files = [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+        if name == "results":
+            files = [p for p in files if p.relative_to(root).parts[0] != "logs"]
+        out[name] = {str(p): p.stat().st_mtime_ns for p in files}
+    return out
+
+
+def written(before: dict, after: dict) -> dict[str, int]:
+    return {name: sum(1 for p, t in files.items() if before.get(name, {}).get(p) != t)
+            for name, files in after.items()}
+
+
+def most_in_flight(results: Path) -> int:
+    """The most documents whose first call had started and last call had not ended, at once."""
+    events = []
+    for path in (results / "ctx" / "A1" / "docs").glob("*.jsonl"):
+        recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        events += [(min(r["started"] for r in recs), 1), (max(r["ended"] for r in recs), -1)]
+    now = peak = 0
+    for _, step in sorted(events, key=lambda e: (e[0], e[1])):
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def measure(scale: int, work: Path, server) -> dict[str, Step]:
+    config, _, _ = build_inputs(scale, work)
+    settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    settings["contexts"]["llm"] = {"backend": "anthropic", "model": "claude-opus-5-5", "base_url": server.url}
+    config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
+    results, logs = work / "results", work / "logs"
+    logs.mkdir()
+    places = {"results": results, "logs": results / "logs", "store": work / "store",
+              ".snakemake": ROOT / ".snakemake" / "metadata"}
+
+    def step(name: str, *targets: str) -> Step:
+        before, calls = mtimes(places), len(server.requests)
+        run = snakemake(config, logs / f"{name}.log", *(str(results / t) for t in targets))
+        return Step(run, len(server.requests) - calls, written(before, mtimes(places)))
+
+    steps = {"prep + chunks": step("prep-chunks", "chunks.jsonl"),
+             "A1 contexts + variant": step("a1", "var-A1.jsonl")}
+    steps["A1 contexts + variant"].in_flight = most_in_flight(results)
+    steps["X1 contexts + variant"] = step("x1", "var-X1.jsonl")
+    steps["no-op rerun (A1, X1)"] = step("no-op", "var-A1.jsonl", "var-X1.jsonl")
+    if "Nothing to be done" not in steps["no-op rerun (A1, X1)"].run.output:
+        sys.exit(f"the rerun was not a no-op; log {logs / 'no-op.log'}")
+    shutil.rmtree(results)
+    steps["results/ deleted, rerun"] = step("deleted", "var-A1.jsonl", "var-X1.jsonl")
+    return steps
+
+
+def store_lookup(root: Path, runs: int) -> float:
+    """Seconds to look up the first run's vectors in a store holding `runs` runs' (best of 3)."""
+    store = VectorStore(root, "emb", f"bench-{runs}")
+    rng = np.random.default_rng(runs)
+    keys = [[hashlib.sha256(f"{r}-{i}".encode()).hexdigest() for i in range(STORE_ROWS)] for r in range(runs)]
+    for run_keys in keys:
+        for i in range(0, STORE_ROWS, 200):   # the embedding stage's default flush_every
+            store.save(run_keys[i:i + 200], rng.random((len(run_keys[i:i + 200]), STORE_DIMS), np.float32))
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        found = store.load(keys[0])
+        best = min(best, time.perf_counter() - start)
+    assert len(found) == STORE_ROWS
+    return best
+
+
+def print_scale(scale: int, steps: dict[str, Step]) -> None:
+    print(f"\n{scale}x: {88 * scale:,} documents, {4400 * scale:,} chunks; {load()}")
+    print(f"  {'step':<24} {'time s':>8} {'calls':>7} {'peak MB':>8}   files written: "
+          f"{'results':>7} {'logs':>6} {'store':>7} {'.snakemake':>10}")
+    for name, s in steps.items():
+        w = s.written
+        print(f"  {name:<24} {s.run.seconds:>8.1f} {s.calls:>7,} {s.run.peak_mb:>8.0f}   {'':>14} "
+              f"{w['results']:>7,} {w['logs']:>6,} {w['store']:>7,} {w['.snakemake']:>10,}")
+    a1 = steps["A1 contexts + variant"]
+    print(f"  A1: at most {a1.in_flight} documents in flight at once (--cores 2)")
+    docs = 88 * scale
+    for variant in ("A1", "X1"):
+        files = steps[f"{variant} contexts + variant"].written["results"] - 1  # the variant file
+        limit = RESULTS_FILES_PER_DOC[variant]
+        print(f"  target {variant} files written in results/ per document: {files / docs:.2f} <= {limit}  "
+              f"{verdict(files <= limit * docs)}")
+    calls = [steps[k].calls for k in ("no-op rerun (A1, X1)", "results/ deleted, rerun")]
+    print(f"  target calls on the no-op rerun and after deleting results/: {calls} = [0, 0]  "
+          f"{verdict(calls == [0, 0])}")
+    if scale == 1:
+        print(f"  target documents in flight: {a1.in_flight} = {IN_FLIGHT}  {verdict(a1.in_flight == IN_FLIGHT)}")
+
+
+def print_ratios(small: tuple[int, dict], big: tuple[int, dict]) -> None:
+    factor = big[0] / small[0]
+    limit = GROWTH_PER_SCALE * factor
+    print(f"\n{big[0]}x / {small[0]}x (data x{factor:g}; target: time <= {limit:g}x)")
+    for name, s in big[1].items():
+        ratio = s.run.seconds / small[1][name].run.seconds
+        print(f"  {name:<24} {ratio:>7.1f}x time {s.run.peak_mb / small[1][name].run.peak_mb:>7.1f}x peak MB  "
+              f"{verdict(ratio <= limit)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--scales", type=int, nargs="+", default=[1, 10])
+    ap.add_argument("--workdir", type=Path, help="where to build (default: a new temporary directory)")
+    ap.add_argument("--keep", action="store_true", help="keep the corpora, results, stores and logs")
+    args = ap.parse_args()
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-contexts-"))
+    os.environ["ANTHROPIC_API_KEY"] = "sk-bench"   # the fake server wants one; nothing leaves the machine
+    print(f"{os.cpu_count()} cores, {load()}; work directory {root}")
+    measured = []
+    with anthropic_server() as server:
+        for scale in sorted(args.scales):
+            work = root / f"x{scale}"
+            if work.exists():
+                sys.exit(f"{work} exists: remove it or choose another --workdir")
+            work.mkdir(parents=True)
+            measured.append((scale, measure(scale, work, server)))
+            print_scale(*measured[-1])
+    for big in measured[1:]:
+        print_ratios(measured[0], big)
+
+    one, many = store_lookup(root / "store-bench", 1), store_lookup(root / "store-bench", STORE_RUNS)
+    print(f"\nstore lookup of one run's {STORE_ROWS:,} vectors ({STORE_DIMS} floats): "
+          f"{one * 1000:.0f} ms among 1 run's entries, {many * 1000:.0f} ms among {STORE_RUNS} runs' "
+          f"({many / one:.2f}x; target <= {LOOKUP_GROWTH}x)  {verdict(many <= LOOKUP_GROWTH * one)}")
+    if args.keep:
+        print(f"\nkept {root}")
+    else:
+        shutil.rmtree(root)
+
+
+if __name__ == "__main__":
+    main()
