@@ -4,8 +4,8 @@ rule search_dense:
         qemb=f"{R}/emb/q-{{model}}.npy",
         qmeta=f"{R}/emb/q-{{model}}.json",
     output:
-        run=f"{R}/runs/{{model}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/{{model}}-{{variant}}.trec",
+        run=deep_run("{model}", "{variant}"),
+        trec=f"{R}/runs/deep/{{model}}-{{variant}}.trec",
     log:
         f"{R}/logs/search-{{model}}-{{variant}}.log",
     params:
@@ -27,8 +27,8 @@ rule search_bm25:
         matrix=f"{R}/index/bm25-{{variant}}.npz",
         questions=QUESTIONS,
     output:
-        run=f"{R}/runs/bm25-{{variant}}.jsonl",
-        trec=f"{R}/runs/bm25-{{variant}}.trec",
+        run=deep_run("bm25", "{variant}"),
+        trec=f"{R}/runs/deep/bm25-{{variant}}.trec",
     log:
         f"{R}/logs/search-bm25-{{variant}}.log",
     params:
@@ -42,11 +42,11 @@ rule search_bm25:
 
 rule fuse:
     input:
-        dense=lambda wc: run_file(HYBRIDS[wc.hybrid][0], wc.variant),
-        bm25=f"{R}/runs/bm25-{{variant}}.jsonl",
+        dense=lambda wc: deep_run(HYBRIDS[wc.hybrid][0], wc.variant),
+        bm25=deep_run("bm25", "{variant}"),
     output:
-        run=f"{R}/runs/{{hybrid}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/{{hybrid}}-{{variant}}.trec",
+        run=deep_run("{hybrid}", "{variant}"),
+        trec=f"{R}/runs/deep/{{hybrid}}-{{variant}}.trec",
     log:
         f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
     params:
@@ -60,9 +60,38 @@ rule fuse:
         "../scripts/search_fuse.py"
 
 
+rule cut_run:
+    """The scored run: the first `search.top_k` of a deep run (its scores and order kept)."""
+    input:
+        deep=deep_run("{retriever}", "{variant}"),
+    output:
+        run=f"{R}/runs/{{retriever}}-{{variant}}.jsonl",
+        trec=f"{R}/runs/{{retriever}}-{{variant}}.trec",
+    log:
+        f"{R}/logs/cut-{{retriever}}-{{variant}}.log",
+    params:
+        name="{retriever}:{variant}",
+        k=TOP_K,
+    wildcard_constraints:
+        retriever="|".join(r.replace(".", r"\.") for r in [*MODELS, "bm25", *HYBRIDS]),
+    localrule: True
+    run:
+        from ctxret.fileio import read_jsonl
+        from ctxret.runs import write_run
+        from ctxret.stage import run_logged
+
+        def cut():
+            rows = read_jsonl(input.deep)
+            write_run(output.run, output.trec, params.name,
+                      {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
+            print(f"{params.name}: {len(rows)} questions, top {params.k} of {SEARCH_DEPTH}")
+
+        run_logged(cut, log[0])
+
+
 rule rerank:
     input:
-        run=f"{R}/runs/{{base}}-{{variant}}.jsonl",
+        run=deep_run("{base}", "{variant}"),
         variant=f"{R}/var-{{variant}}.jsonl",
         questions=QUESTIONS,
     output:
@@ -73,7 +102,7 @@ rule rerank:
     params:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
-        k=config["search"]["top_k"],
+        k=TOP_K,
         store=STORE,
         offline=config["offline"],
     threads: config["rerank"]["threads"]
