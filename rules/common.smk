@@ -111,7 +111,7 @@ def _hybrids():
 
 HYBRIDS = _hybrids()
 # Searches and fusion write deep runs (runs/deep/), as deep as any fusion preset or the reranker
-# reads; the runs that are scored (runs/) hold their first `search.top_k` (rule cut_run).
+# reads; the runs that are scored (runs/) hold their first `search.top_k` (rule cut_runs).
 TOP_K = config["search"]["top_k"]
 SEARCH_DEPTH = max([TOP_K, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0] + [
     config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}])

@@ -60,20 +60,22 @@ rule fuse:
         "../scripts/search_fuse.py"
 
 
-rule cut_run:
-    """The scored run: the first `search.top_k` of a deep run (its scores and order kept)."""
+CUT = [(r, v) for r, v in CONDITIONS if not r.startswith("r-")]  # reranked runs are cut by rerank
+
+
+rule cut_runs:
+    """The scored runs: the first `search.top_k` of each deep run (scores and order kept). One job
+    for all: each is a few milliseconds, a job's start-up is seconds."""
     input:
-        deep=deep_run("{retriever}", "{variant}"),
+        deep=[deep_run(r, v) for r, v in CUT],
     output:
-        run=f"{R}/runs/{{retriever}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/{{retriever}}-{{variant}}.trec",
+        runs=[run_file(r, v) for r, v in CUT],
+        trecs=[run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
     log:
-        f"{R}/logs/cut-{{retriever}}-{{variant}}.log",
+        f"{R}/logs/cut-runs.log",
     params:
-        name="{retriever}:{variant}",
+        names=[f"{r}:{v}" for r, v in CUT],
         k=TOP_K,
-    wildcard_constraints:
-        retriever="|".join(r.replace(".", r"\.") for r in [*MODELS, "bm25", *HYBRIDS]),
     localrule: True
     run:
         from ctxret.fileio import read_jsonl
@@ -81,10 +83,10 @@ rule cut_run:
         from ctxret.stage import run_logged
 
         def cut():
-            rows = read_jsonl(input.deep)
-            write_run(output.run, output.trec, params.name,
-                      {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
-            print(f"{params.name}: {len(rows)} questions, top {params.k} of {SEARCH_DEPTH}")
+            for name, deep, run, trec in zip(params.names, input.deep, output.runs, output.trecs):
+                rows = read_jsonl(deep)
+                write_run(run, trec, name, {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
+            print(f"{len(output.runs)} runs: the top {params.k} of {SEARCH_DEPTH}")
 
         run_logged(cut, log[0])
 
