@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clean
+.PHONY: setup run test lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -27,6 +27,9 @@ test: setup
 
 lint: setup
 	$(BIN)/snakemake --lint
+
+bench: setup    # every stage's figure and target (benchmarks/), ~10 min on 2 cores
+	$(BIN)/python benchmarks/bench_all.py
 
 clean:
 	rm -rf results/* .snakemake

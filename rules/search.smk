@@ -83,9 +83,9 @@ rule cut_runs:
         from ctxret.stage import run_logged
 
         def cut():
-            for name, deep, run, trec in zip(params.names, input.deep, output.runs, output.trecs):
+            for name, deep, scored, trec in zip(params.names, input.deep, output.runs, output.trecs):
                 rows = read_jsonl(deep)
-                write_run(run, trec, name, {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
+                write_run(scored, trec, name, {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
             print(f"{len(output.runs)} runs: the top {params.k} of {SEARCH_DEPTH}")
 
         run_logged(cut, log[0])
