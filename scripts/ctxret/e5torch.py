@@ -89,7 +89,9 @@ def read_bundle(path: str | os.PathLike, tensors: bool = True) -> Bundle:
     r = Reader(data)
     r.at = 8                                               # magic, version
     hidden, layers, heads, inter, vocab, positions, types = r.take("7i")
-    eps, _block = r.take("fi")
+    eps, block = r.take("fi")
+    if block != 32:
+        raise ValueError(f"{path}: 4-bit blocks of {block} weights, expected 32")
     n_pieces, bos, eos, pad, unk = r.take("5i")
     blob_len = r.take("Q")
     offsets = r.array(np.uint32, n_pieces + 1)
@@ -109,7 +111,7 @@ def read_bundle(path: str | os.PathLike, tensors: bool = True) -> Bundle:
         if dtype == 0:
             arrays[name] = np.frombuffer(data, np.float32, count, offset).copy()
         else:
-            arrays[name] = dequantise(np.frombuffer(data, Q4_BLOCK, count // 32, offset))
+            arrays[name] = dequantise(np.frombuffer(data, Q4_BLOCK, count // block, offset))
     shape = {"hidden": hidden, "layers": layers, "heads": heads, "intermediate": inter,
              "vocab": vocab, "positions": positions, "types": types, "eps": eps}
     return Bundle(shape, {"bos": bos, "eos": eos, "pad": pad, "unk": unk}, pieces, normalisation, arrays)
