@@ -77,18 +77,10 @@ rule cut_runs:
         names=[f"{r}:{v}" for r, v in CUT],
         k=TOP_K,
     localrule: True
-    run:
-        from ctxret.fileio import read_jsonl
-        from ctxret.runs import write_run
-        from ctxret.stage import run_logged
-
-        def cut():
-            for name, deep, scored, trec in zip(params.names, input.deep, output.runs, output.trecs):
-                rows = read_jsonl(deep)
-                write_run(scored, trec, name, {r["qid"]: list(zip(r["ids"], r["scores"]))[:params.k] for r in rows})
-            print(f"{len(output.runs)} runs: the top {params.k} of {SEARCH_DEPTH}")
-
-        run_logged(cut, log[0])
+    conda:
+        "../envs/search.yaml"
+    script:
+        "../scripts/cut_runs.py"
 
 
 rule rerank:
