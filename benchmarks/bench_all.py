@@ -19,15 +19,16 @@ from targets import load_line, parse
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-BENCHMARKS = {"embed": "bench_embed.py", "search": "bench_search.py", "scale": "bench_scale.py"}
+BENCHMARKS = {"embed": ["bench_embed.py"], "search": ["bench_search.py"], "scale": ["bench_scale.py"],
+              "contexts": ["bench_contexts.py", "--scales", "1"]}   # 10x: 35 min, run it on its own
 
 
-def run(script: str) -> tuple[int, list[list[str]], float]:
+def run(command: list[str]) -> tuple[int, list[list[str]], float]:
     """(exit code, target rows, seconds) of one benchmark, its output passed through."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "scripts"), str(HERE),
                                                         os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(HERE / script)], cwd=ROOT, env=env, text=True,
+    proc = subprocess.Popen([sys.executable, str(HERE / command[0]), *command[1:]], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1)
     rows = []
     for line in proc.stdout:
@@ -44,11 +45,11 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; {load_line()}", flush=True)
     table, failed, took = [], [], {}
     for name in args.only:
-        print(f"\n==== {BENCHMARKS[name]} ====", flush=True)
+        print(f"\n==== {' '.join(BENCHMARKS[name])} ====", flush=True)
         code, rows, took[name] = run(BENCHMARKS[name])
         table += rows
         if code:
-            failed.append(f"{BENCHMARKS[name]} exited {code}")
+            failed.append(f"{BENCHMARKS[name][0]} exited {code}")
     width = max((len(r[0]) for r in table), default=5)
     print(f"\n==== targets ({', '.join(f'{n} {s:.0f} s' for n, s in took.items())}; "
           f"total {sum(took.values()) / 60:.1f} min) ====")

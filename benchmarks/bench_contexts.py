@@ -40,7 +40,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bench_scale import GROWTH_PER_SCALE, ROOT, Invocation, build_inputs, load, snakemake, verdict
+from bench_scale import GROWTH_PER_SCALE, ROOT, Invocation, build_inputs, snakemake
+from targets import load_line, target
 from ctxret.store import VectorStore
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -134,7 +135,7 @@ def store_lookup(root: Path, runs: int) -> float:
 
 
 def print_scale(scale: int, steps: dict[str, Step]) -> None:
-    print(f"\n{scale}x: {88 * scale:,} documents, {4400 * scale:,} chunks; {load()}")
+    print(f"\n{scale}x: {88 * scale:,} documents, {4400 * scale:,} chunks; {load_line()}")
     print(f"  {'step':<24} {'time s':>8} {'calls':>7} {'peak MB':>8}   files written: "
           f"{'results':>7} {'logs':>6} {'store':>7} {'.snakemake':>10}")
     for name, s in steps.items():
@@ -147,23 +148,23 @@ def print_scale(scale: int, steps: dict[str, Step]) -> None:
     for variant in ("A1", "X1"):
         files = steps[f"{variant} contexts + variant"].written["results"] - 1  # the variant file
         limit = RESULTS_FILES_PER_DOC[variant]
-        print(f"  target {variant} files written in results/ per document: {files / docs:.2f} <= {limit}  "
-              f"{verdict(files <= limit * docs)}")
+        target(f"{variant} contexts {scale}x: files in results/ per document", f"{files / docs:.2f}", f"<= {limit}",
+               files <= limit * docs)
     calls = [steps[k].calls for k in ("no-op rerun (A1, X1)", "results/ deleted, rerun")]
-    print(f"  target calls on the no-op rerun and after deleting results/: {calls} = [0, 0]  "
-          f"{verdict(calls == [0, 0])}")
+    target(f"A1 contexts {scale}x: calls on a no-op rerun, after deleting results/", str(calls), "[0, 0]",
+           calls == [0, 0])
     if scale == 1:
-        print(f"  target documents in flight: {a1.in_flight} = {IN_FLIGHT}  {verdict(a1.in_flight == IN_FLIGHT)}")
+        target("A1 contexts 1x: documents in flight (--cores 2)", str(a1.in_flight), f"= {IN_FLIGHT}",
+               a1.in_flight == IN_FLIGHT)
 
 
 def print_ratios(small: tuple[int, dict], big: tuple[int, dict]) -> None:
     factor = big[0] / small[0]
     limit = GROWTH_PER_SCALE * factor
-    print(f"\n{big[0]}x / {small[0]}x (data x{factor:g}; target: time <= {limit:g}x)")
     for name, s in big[1].items():
         ratio = s.run.seconds / small[1][name].run.seconds
-        print(f"  {name:<24} {ratio:>7.1f}x time {s.run.peak_mb / small[1][name].run.peak_mb:>7.1f}x peak MB  "
-              f"{verdict(ratio <= limit)}")
+        print(f"  {name:<24} {ratio:>7.1f}x time {s.run.peak_mb / small[1][name].run.peak_mb:>7.1f}x peak MB")
+        target(f"contexts {name} {big[0]}x / {small[0]}x: time", f"{ratio:.1f}x", f"<= {limit:g}x", ratio <= limit)
 
 
 def main() -> None:
@@ -174,7 +175,7 @@ def main() -> None:
     args = ap.parse_args()
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-contexts-"))
     os.environ["ANTHROPIC_API_KEY"] = "sk-bench"   # the fake server wants one; nothing leaves the machine
-    print(f"{os.cpu_count()} cores, {load()}; work directory {root}")
+    print(f"{os.cpu_count()} cores, {load_line()}; work directory {root}")
     measured = []
     with anthropic_server() as server:
         for scale in sorted(args.scales):
@@ -189,8 +190,9 @@ def main() -> None:
 
     one, many = store_lookup(root / "store-bench", 1), store_lookup(root / "store-bench", STORE_RUNS)
     print(f"\nstore lookup of one run's {STORE_ROWS:,} vectors ({STORE_DIMS} floats): "
-          f"{one * 1000:.0f} ms among 1 run's entries, {many * 1000:.0f} ms among {STORE_RUNS} runs' "
-          f"({many / one:.2f}x; target <= {LOOKUP_GROWTH}x)  {verdict(many <= LOOKUP_GROWTH * one)}")
+          f"{one * 1000:.0f} ms among 1 run's entries, {many * 1000:.0f} ms among {STORE_RUNS} runs'")
+    target(f"store lookup: {STORE_RUNS} runs' entries / one run's", f"{many / one:.2f}x", f"<= {LOOKUP_GROWTH}x",
+           many <= LOOKUP_GROWTH * one)
     if args.keep:
         print(f"\nkept {root}")
     else:
