@@ -64,7 +64,7 @@ GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SET
 MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
-FREE_CONTEXT = {"backend": "heuristic"}  # X1: title, section and the chunk's first sentence
+FREE_CONTEXT = {"backend": "heuristic", "language": LANGUAGE}  # X1: title, section, its first sentence
 CONTEXT_VARIANTS = {**({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {}),
                     **({"A1": config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {})}
 VARIANTS = [*config["variants"], *CONTEXT_VARIANTS]

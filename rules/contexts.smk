@@ -121,6 +121,7 @@ rule ctx_ctxlen:
         variant="{cvar}",
         models={m: model_settings(m) for m in MODELS},
         offline=config["offline"],
+        language=LANGUAGE,
     conda:
         "../envs/embed.yaml"
     script:

@@ -250,7 +250,7 @@ def test_the_free_variant_is_computed_the_same_every_time_and_never_stored(tmp_p
     io = {"input": SimpleNamespace(docs=str(tmp_path / "docs.jsonl"), chunks=str(tmp_path / "chunks.jsonl"),
                                    template=str(TEMPLATE)),
           "output": [str(tmp_path / "X1" / "docs" / f"{d['slug']}.jsonl") for d in docs],
-          "params": SimpleNamespace(variant="X1", llm={"backend": "heuristic"}, extra_sentence=EXTRA,
+          "params": SimpleNamespace(variant="X1", llm={"backend": "heuristic", "language": "ko"}, extra_sentence=EXTRA,
                                     store=str(tmp_path / "store"), attempts=1, backoff_s=0)}
     run_free(**io)
     first = {p: Path(p).read_bytes() for p in io["output"]}
@@ -351,6 +351,8 @@ def test_ctxlen_reports_hangul_and_leaked_questions():
     questions = ["컨슈머가 쫓겨나는 이유는?"]
     contexts = ["이 부분은 카프카 글의 폴링 절이다.", "This chunk is about polling.",
                 "질문: 컨슈머가 쫓겨나는 이유는? 에 답하는 부분"]
-    s = context_lengths(contexts, questions)
+    s = context_lengths(contexts, questions, hangul=True)
     assert s["under_20pct_hangul"] == 1 and s["with_question_verbatim"] == 1
     assert hangul_share("가a") == 0.5
+    english = context_lengths(contexts, questions, hangul=False)   # corpus.language other than ko
+    assert "under_20pct_hangul" not in english and english["with_question_verbatim"] == 1

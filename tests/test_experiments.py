@@ -55,10 +55,13 @@ def test_every_format_runs_through_the_one_workflow(tmp_path, name):
     assert kinds[name] in (res / "pairs.md").read_text(encoding="utf-8")   # the report says the gold kind
 
 
-def test_english_code_corpus_uses_the_simple_tokenizer_and_keeps_identifiers(tmp_path):
-    config = write_config(tmp_path, {**EXPERIMENTS["chunked"], **BM25_ONLY})
+def test_english_code_corpus_uses_the_simple_tokenizer_english_contexts_and_keeps_identifiers(tmp_path):
+    config = write_config(tmp_path, {**EXPERIMENTS["chunked"], **BM25_ONLY, "contexts": {"free": True}})
     snakemake(config)
     res = tmp_path / "results"
+    x1 = jsonl(res / "var-X1.jsonl")[0]["text"]
+    assert x1.startswith("This part belongs to the section “os.path” of “Paths in Python”.")
+    assert "Hangul share not checked (corpus.language en)" in (res / "logs" / "ctx-ctxlen-X1.log").read_text()
     index = json.loads((res / "index" / "bm25-T1.json").read_text())
     assert index["tokenizer"] == {"kind": "simple", "lowercase": True}
     assert "os.path.join" in index["vocab"] and "path.read_text" in index["vocab"]

@@ -190,7 +190,7 @@ def test_retries_give_up_after_the_limit(claude, monkeypatch):
 
 def test_retries_reject_a_bad_attempt_count():
     with pytest.raises(InputError):
-        call_with_retries(make_backend({"backend": "heuristic"}), "", "", DOC, CHUNK,
+        call_with_retries(make_backend({"backend": "heuristic", "language": "ko"}), "", "", DOC, CHUNK,
                           attempts=0, backoff_s=1)
 
 
@@ -296,7 +296,7 @@ def test_openai_without_a_key_sends_none(monkeypatch):
 # -- heuristic ----------------------------------------------------------------------------------
 
 def test_heuristic_is_deterministic_and_names_title_and_section():
-    backend = make_backend({"backend": "heuristic"})
+    backend = make_backend({"backend": "heuristic", "language": "ko"})
     result = backend.call("", "", DOC, CHUNK)
     assert result == backend.call("", "", DOC, CHUNK)
     assert result.context == ("이 부분은 「서킷 브레이커」 글의 「세 가지 상태」 절에 속한다. "
@@ -306,12 +306,21 @@ def test_heuristic_is_deterministic_and_names_title_and_section():
 
 
 def test_heuristic_skips_code_and_handles_the_introduction():
-    backend = make_backend({"backend": "heuristic"})
+    backend = make_backend({"backend": "heuristic", "language": "ko"})
     slow = backend.call("", "", DOC, chunk_of("느린 호출도 실패로 센다. 8초씩 걸리는 호출은 실패보다 나쁘다."))
     assert slow.context.endswith("절의 첫 문장: 느린 호출도 실패로 센다.")
     intro = backend.call("", "", DOC, chunk_of("서킷 브레이커는 장애가 번지는 것을 막는다."))
     assert intro.context == ("이 부분은 「서킷 브레이커」 글의 도입부에 속한다. "
                              "글의 첫 문장: 서킷 브레이커는 장애가 번지는 것을 막는다.")
+
+
+def test_heuristic_speaks_the_corpus_language():
+    english = make_backend({"backend": "heuristic", "language": "en"})
+    assert english.call("", "", DOC, CHUNK).context == (
+        "This part belongs to the section “세 가지 상태” of “서킷 브레이커”. "
+        "The section's first sentence: 서킷 브레이커는 closed, open, half-open 세 상태를 오간다.")
+    assert make_backend({"backend": "heuristic", "language": "de"}).call("", "", DOC, CHUNK).context \
+        == english.call("", "", DOC, CHUNK).context   # every language but Korean gets the English pattern
 
 
 # -- prompt and identity ------------------------------------------------------------------------
@@ -349,7 +358,7 @@ def test_identity(api_key):
         claude, {**claude, "model": "sonnet"}, {**claude, "effort": "low"},
         {"backend": "anthropic", **api}, {"backend": "anthropic", **api, "model": "m2"},
         {"backend": "openai", **api}, {"backend": "openai", **api, "temperature": 0.5},
-        {"backend": "heuristic"}]]
+        {"backend": "heuristic", "language": "ko"}]]
     assert len({json.dumps(i, sort_keys=True) for i in ids}) == len(ids)
     assert ids[0] == {"backend": "claude-cli", "model": "opus", "effort": "high"}
     assert make_backend({**claude, "timeout_s": 1, "strip_env": []}).identity() == ids[0]

@@ -1,7 +1,8 @@
 """heuristic: a free, deterministic context from the document itself (no LLM).
 
-Title, the chunk's section and the first sentence of that section, in one Korean sentence
-pattern. It is the control: how much of an LLM context does plain structure already give?
+Title, the chunk's section and the first sentence of that section, in one sentence pattern of
+the corpus language (Korean for ko, English for every other language). It is the control: how
+much of an LLM context does plain structure already give?
 """
 from __future__ import annotations
 
@@ -16,26 +17,31 @@ class HeuristicBackend(Backend):
     name = "heuristic"
 
     def __init__(self, settings: dict):
-        pass
+        self.language = settings["language"]
 
     def identity(self) -> dict:
-        return {"backend": self.name, "version": VERSION}
+        return {"backend": self.name, "version": VERSION, "language": self.language}
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
         sentence = section_first_sentence(doc["body"], chunk["section"], chunk["start"])
-        context = heuristic_context(doc["title"], chunk["section"], sentence)
+        context = heuristic_context(doc["title"], chunk["section"], sentence, self.language)
         return CallResult(context=context, raw={"result": context, "sentence": sentence},
                           usage=usage_dict(), cost_usd=0.0, model="heuristic", duration_ms=0,
                           num_turns=0)
 
 
-def heuristic_context(title: str, section: str, sentence: str) -> str:
-    if section:
-        text = f"이 부분은 「{title}」 글의 「{section}」 절에 속한다."
-        lead = "절의 첫 문장"
-    else:
-        text = f"이 부분은 「{title}」 글의 도입부에 속한다."
-        lead = "글의 첫 문장"
+PATTERNS = {  # (section, its lead), (no section, its lead)
+    "ko": (("이 부분은 「{title}」 글의 「{section}」 절에 속한다.", "절의 첫 문장"),
+           ("이 부분은 「{title}」 글의 도입부에 속한다.", "글의 첫 문장")),
+    "en": (("This part belongs to the section “{section}” of “{title}”.", "The section's first sentence"),
+           ("This part belongs to the introduction of “{title}”.", "The text's first sentence")),
+}
+
+
+def heuristic_context(title: str, section: str, sentence: str, language: str) -> str:
+    (with_section, lead), (intro, intro_lead) = PATTERNS.get(language, PATTERNS["en"])
+    text, lead = (with_section, lead) if section else (intro, intro_lead)
+    text = text.format(title=title, section=section)
     return f"{text} {lead}: {sentence}" if sentence else text
 
 
