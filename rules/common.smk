@@ -9,7 +9,11 @@ sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
+from ctxret.ctxreport import load_prices  # noqa: E402
 from ctxret.importers import corpus_files, set_files, set_problem  # noqa: E402
+from ctxret.ledger import model_prices  # noqa: E402
+from ctxret.llm import make_backend  # noqa: E402
+from ctxret.models import model_dir  # noqa: E402
 from ctxret.pairs import resolve_primary  # noqa: E402
 from ctxret.questions import fingerprint, load_question_sets  # noqa: E402
 from ctxret.settings import complete, read_config, where  # noqa: E402
@@ -149,13 +153,25 @@ def _check_references():
         raise config_error("corpus.slugs", f"a frozen slug list is for format manifests, not {CORPUS['format']!r}")
 
 
+def _check_before_paying():
+    """What would fail only later, checked before any job: the LLM backend (its executable, its
+    key's variable), the price of its model, and every model's weights when offline."""
+    if "A1" in CONTEXT_VARIANTS:
+        make_backend(CONTEXT_VARIANTS["A1"])
+        model_prices(load_prices(PRICES), CONTEXT_VARIANTS["A1"]["model"])
+    hub = [slot for slot in MODELS.values() if slot["backend"] in ("sentence-transformers", "flagembedding")]
+    for settings in hub + ([config["rerank"]] if config["rerank"]["enabled"] else []):
+        model_dir(settings, config["offline"])
+
+
 try:
     _check_references()
     KEPT_SLUGS = prep.kept_slugs(CORPUS)
     QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
     QUESTIONS_CONTENT = fingerprint(QUESTION_SETS, CORPUS)  # checks every JSONL set
-    if workflow.is_main_process:  # imported sets too, once per run (jobs skip it)
+    if workflow.is_main_process:  # once per run (jobs skip it)
         load_question_sets({n: s for n, s in QUESTION_SETS.items() if s["format"] != "jsonl"}, CORPUS)
+        _check_before_paying()
 except InputError as e:
     fail(e)
 for _slot in MODELS.values():

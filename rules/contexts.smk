@@ -22,7 +22,8 @@ rule contexts:
     input:
         shard=f"{R}/ctx/shards/{{slug}}.json",
         template=PROMPT,
-        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck has passed; no rerun after
+        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck and the estimate have passed
+        estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # (ancient: neither reruns a context)
     output:
         f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
     log:

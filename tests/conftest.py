@@ -25,13 +25,13 @@ def fake_claude(tmp_path, monkeypatch):
     monkeypatch.delenv("FAKE_CLAUDE_FAIL", raising=False)
     # `#!/usr/bin/env python3` finds this interpreter first (a pyenv shim costs ~0.3 s a call)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    settings = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus",
-                "effort": "high", "timeout_s": 20}
+    llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high", "timeout_s": 20}
+    llm = settings(contexts={"llm": llm})["contexts"]["llm"]   # completed, as the workflow passes it
 
     def calls():
         return [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
 
-    return settings, calls
+    return llm, calls
 
 
 def write_article(articles: Path, slug: str, body: str, *, title: str | None = None,
@@ -51,6 +51,13 @@ def settings(**sections) -> dict:
     corpus and a question set are required; placeholders stand in when a test needs neither)."""
     config = {"corpus": {"path": "unused"}, "questions": {"sets": {"Q": "unused.jsonl"}}, **sections}
     return complete(config)
+
+
+def backend_for(llm: dict):
+    """The backend of contexts.llm `llm` as the workflow builds it: settings checked by the
+    schema, defaults filled in (the free heuristic X1 takes its settings as they are)."""
+    from ctxret.llm import make_backend
+    return make_backend(llm if llm.get("backend") == "heuristic" else settings(contexts={"llm": llm})["contexts"]["llm"])
 
 
 def corpus_settings(path, **extra) -> dict:

@@ -7,8 +7,10 @@ temporary file for a stage)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Callable
 import pytest
 import yaml
 
+from conftest import FAKE_CLAUDE
 from test_importers import FORMATS
 from workflow import MINI, ROOT, SNAKEMAKE
 
@@ -32,6 +35,7 @@ class Experiment:
         shutil.copytree(MINI / "questions", self.qdir)
         self.config_path = tmp / "my-experiment.yaml"
         self.raw_config: str | None = None
+        self.env: dict[str, str] = {"FAKE_CLAUDE_LOG": str(tmp / "claude-calls.jsonl")}
         self.config = {
             "results": "results", "store": "store",
             "corpus": {"path": str(self.articles), "exclude_tags": ["RAG"]},
@@ -97,9 +101,10 @@ class Experiment:
     def run(self, *args: str) -> subprocess.CompletedProcess:
         self.config_path.write_text(self.raw_config if self.raw_config is not None else
                                     yaml.safe_dump(self.config, allow_unicode=True), encoding="utf-8")
+        path = f"{Path(SNAKEMAKE).parent}{os.pathsep}{os.environ['PATH']}"   # the fake claude's python3
         return subprocess.run([SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--cores", "1", *args,
                                f"--configfile={self.config_path}"], cwd=self.tmp, capture_output=True, text=True,
-                              timeout=300)
+                              timeout=300, env={**os.environ, "PATH": path, **self.env})
 
 
 @dataclass
@@ -109,6 +114,7 @@ class Case:
     message: str                 # a regex; {config}, {articles}, {questions}, {formats} are filled in
     target: str | None = None    # None: the workflow must refuse to start (dry run); else the stage's file
     ours: bool = True            # the one line is ours (`error: ...`), not Snakemake's own
+    args: tuple = ()             # more options for Snakemake
 
 
 def _squad(x: Experiment, data_change=None, **corpus) -> None:
@@ -139,6 +145,18 @@ def _chunked(x: Experiment, question: dict) -> None:
           {"C": str(path)})
     x.config["models"] = {}
     x.config["pairs"] = {"primary": [{"a": "bm25:T0", "b": "bm25:T1"}]}
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dead_endpoint(x: Experiment) -> None:
+    x.env["CTXRET_TEST_KEY"] = "sk-test"
+    x.set("contexts.llm", {"backend": "anthropic", "model": "opus", "api_key_env": "CTXRET_TEST_KEY",
+                           "base_url": f"http://127.0.0.1:{_closed_port()}", "timeout_s": 5})
 
 
 GOLD = "results/gold.json"
@@ -185,6 +203,13 @@ CASES = [
          r"{config}:\d+: questions.sets.K: .*'format' is a required property"),
     Case("unknown llm backend", lambda x: x.set("contexts.llm", {"backend": "claude"}),
          r"{config}:\d+: contexts.llm.backend: 'claude' is not one of"),
+    Case("misspelt llm setting", lambda x: x.set("contexts.llm", {"backend": "claude-cli", "modle": "opus"}),
+         r"{config}:\d+: contexts.llm: Additional properties are not allowed \('modle' was unexpected\)"),
+    Case("another backend's setting", lambda x: x.set("contexts.llm", {"backend": "anthropic", "model": "opus",
+                                                                       "executable": "claude"}),
+         r"{config}:\d+: contexts.llm: Additional properties are not allowed \('executable' was unexpected\)"),
+    Case("api backend without a model", lambda x: x.set("contexts.llm", {"backend": "openai", "base_url": "http://h/v1"}),
+         r"{config}:\d+: contexts.llm: 'model' is a required property"),
     # ---- what the config refers to
     Case("model slot variants", lambda x: x.set("models.e5.variants", ["T1", "T9"]),
          r"{config}:\d+: models.e5.variants.1: 'T9' is not one of \['T0', 'T1', 'X1', 'A1'\]"),
@@ -222,6 +247,18 @@ CASES = [
          r"{config}:\d+: questions.sets.S: a squad set is read from corpus.path; remove its 'path'"),
     Case("jsonl set without path", lambda x: x.set("questions.sets.H", {"format": "jsonl"}),
          r"{config}:\d+: questions.sets.H: a jsonl set needs a 'path'"),
+    # ---- what would fail only after a paid call, checked when the workflow starts
+    Case("claude CLI missing", lambda x: x.set("contexts.llm", {"backend": "claude-cli", "executable": "/no/claude"}),
+         r"llm backend 'claude-cli': executable '/no/claude' not found"),
+    Case("api key variable unset", lambda x: x.set("contexts.llm", {"backend": "anthropic", "model": "opus",
+                                                                    "api_key_env": "CTXRET_NO_SUCH_KEY"}),
+         r"llm backend 'anthropic': environment variable CTXRET_NO_SUCH_KEY is not set"),
+    Case("a model without prices", lambda x: x.set("contexts.llm", {"backend": "openai", "model": "qwen3",
+                                                                    "base_url": "http://127.0.0.1:9/v1"}),
+         r"price table 2026-11: no prices for model 'qwen3' \(add it to config/prices.yaml\)"),
+    Case("hub model not on disk", lambda x: x.set("models.m3", {"backend": "flagembedding", "model": "BAAI/bge-m3",
+                                                                "variants": ["T1"]}),
+         r"model 'BAAI/bge-m3' is not a local directory and not in the Hugging Face cache, and offline is true"),
     # ---- the corpus (read when the workflow starts)
     Case("corpus directory missing", lambda x: x.set("corpus.path", str(x.tmp / "nowhere")),
          r"{tmp}/nowhere: no manifests \(\*.json\) in this directory"),
@@ -316,6 +353,10 @@ CASES = [
          r"{tmp}/questions-c.jsonl:1: c1: unknown chunk id", GOLD),
     Case("gold chunk outside its document", lambda x: _chunked(x, {"gold_chunks": ["http-1"], "gold_slug": "pathlib-notes"}),
          r"{tmp}/questions-c.jsonl:1: c1: chunk not in its document", GOLD),
+    # ---- an LLM endpoint that is not there: the first call says so, no retry
+    Case("dead llm endpoint", _dead_endpoint,
+         r"llm backend 'anthropic': http://127.0.0.1:\d+/? cannot be reached: .*(refused|Connection error)",
+         "results/var-A1.jsonl", args=("--resources=llm_workers=1",)),   # one document in flight, one line
 ]
 
 
@@ -323,7 +364,7 @@ CASES = [
 def test_a_bad_input_stops_with_one_line_and_writes_nothing(tmp_path, case):
     x = Experiment(tmp_path)
     case.change(x)
-    proc = x.run(case.target) if case.target else x.run("-n")
+    proc = x.run(*case.args, case.target) if case.target else x.run("-n")
     output = proc.stdout + proc.stderr
     pattern = case.message.format(config=re.escape(str(x.config_path)), articles=re.escape(str(x.articles)),
                                   questions=re.escape(str(x.qdir)), formats=re.escape(str(FORMATS)),
@@ -339,6 +380,18 @@ def test_a_bad_input_stops_with_one_line_and_writes_nothing(tmp_path, case):
     else:
         assert not (tmp_path / case.target).exists()
         assert not list(results.rglob("*.tmp"))
+
+
+def test_bad_gold_stops_the_run_before_any_paid_call(tmp_path):
+    """A1 by the fake claude and a question whose passage is nowhere: qcheck stops the run, and
+    the contexts, which wait for qcheck, never call."""
+    x = Experiment(tmp_path)
+    x.set("contexts.llm", {"backend": "claude-cli", "executable": str(FAKE_CLAUDE)})
+    x.edit_row("h", 0, gold_passage="이 문장은 어디에도 없다")
+    proc = x.run("--cores", "2", "--resources=llm_workers=4")
+    assert proc.returncode == 1 and "h01: passage missing" in proc.stdout + proc.stderr
+    assert not (tmp_path / "claude-calls.jsonl").exists()
+    assert not (tmp_path / "results" / "ctx" / "A1" / "docs").exists()   # (the estimate, free, may have run)
 
 
 def test_byte_order_marks_are_accepted(tmp_path):

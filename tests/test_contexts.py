@@ -18,9 +18,8 @@ from ctxret.contexts import ContextStore, document_contexts, run, run_free, run_
 from ctxret.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
 from ctxret.ledger import estimate, model_prices, summarize, versus, versus_lines
-from ctxret.llm import make_backend
 from ctxret.prompt import read_prompt
-from conftest import read_lines
+from conftest import backend_for, read_lines, write_lines
 from fakes import live_fake_claudes
 from fakes.llm_servers import anthropic_server, openai_server
 
@@ -39,7 +38,7 @@ def demo_corpus(limit=None):
 
 def contexts_for(docs, chunks, settings, store, attempts=2):
     """Run every document through the stage's core; (records, calls, from_store)."""
-    backend = make_backend(settings)
+    backend = backend_for(settings)
     records, calls, hits = [], 0, 0
     for doc in docs:
         result = document_contexts(doc, [c for c in chunks if c["slug"] == doc["slug"]], backend,
@@ -115,12 +114,12 @@ def test_the_prompt_template_is_part_of_every_key(fake_claude, tmp_path):
     other = tmp_path / "prompt.txt"
     other.write_text(TEMPLATE.read_text(encoding="utf-8").replace("short succinct", "short"), encoding="utf-8")
     before = len(calls())
-    result = document_contexts(docs[0], chunks, make_backend(settings), read_prompt(other), EXTRA, store, 1, 0.0)
+    result = document_contexts(docs[0], chunks, backend_for(settings), read_prompt(other), EXTRA, store, 1, 0.0)
     assert result.calls == len(chunks) == len(calls()) - before and result.from_store == 0
     # comments are not part of the prompt: the same answers
     commented = tmp_path / "commented.txt"
     commented.write_text("# another comment\n" + TEMPLATE.read_text(encoding="utf-8"), encoding="utf-8")
-    again = document_contexts(docs[0], chunks, make_backend(settings), read_prompt(commented), EXTRA, store, 1, 0.0)
+    again = document_contexts(docs[0], chunks, backend_for(settings), read_prompt(commented), EXTRA, store, 1, 0.0)
     assert (again.calls, again.from_store) == (0, len(chunks))
 
 
@@ -148,13 +147,13 @@ def test_failures_are_retried_ledgered_and_finally_named(fake_claude, tmp_path, 
     store = ContextStore(str(tmp_path / "store"))
     # the first chunk fails twice (two attempts allowed): it is left without a context
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "is_error:1,rate_limit:1")
-    result = document_contexts(docs[0], doc_chunks, make_backend(settings), PROMPT, EXTRA, store, 2, 0.0)
+    result = document_contexts(docs[0], doc_chunks, backend_for(settings), PROMPT, EXTRA, store, 2, 0.0)
     assert result.failed == [doc_chunks[0]["chunk_id"]]
     assert len(result.records) == len(doc_chunks) - 1
     # a rerun calls only that chunk, and its answer keeps the discarded attempts
     monkeypatch.delenv("FAKE_CLAUDE_FAIL")
     before = len(calls())
-    again = document_contexts(docs[0], doc_chunks, make_backend(settings), PROMPT, EXTRA, store, 2, 0.0)
+    again = document_contexts(docs[0], doc_chunks, backend_for(settings), PROMPT, EXTRA, store, 2, 0.0)
     assert len(calls()) - before == 1 and not again.failed
     causes = [d["cause"] for d in again.records[0]["discarded"]]
     assert causes == ["is_error", "rate_limit"]
@@ -345,6 +344,26 @@ def test_estimate_by_hand():
     assert (openai["input_tokens"], openai["cache_creation_input_tokens"]) == (140 + 3 * user, 0)
     with pytest.raises(InputError, match="heuristic"):
         estimate(docs, chunks, prompt, "", prices, 10, "heuristic")
+
+
+def test_the_estimate_stops_the_run_for_a_document_one_call_cannot_hold(tmp_path):
+    """context_window of the price table: a 60,000-character document is about 42,000 tokens."""
+    from ctxret import ctxreport
+    long = {"slug": "long", "title": "긴 글", "body": "가" * 60_000}
+    docs, chunks = demo_corpus(2)
+    chunks += chunk_corpus([long], {"max_chars": 800})
+    files = {"docs": write_lines(tmp_path / "docs.jsonl", [*docs, long]),
+             "chunks": write_lines(tmp_path / "chunks.jsonl", chunks)}
+    input = SimpleNamespace(**files, template=str(TEMPLATE), prices=str(ROOT / "config" / "prices.yaml"))
+    output = SimpleNamespace(json=str(tmp_path / "estimate.json"))
+    params = lambda model: SimpleNamespace(llm={"backend": "openai", "model": model}, extra_sentence=EXTRA,  # noqa: E731
+                                           output_tokens=170)
+    with pytest.raises(InputError, match=r"1 documents are too long for one call of local \(context_window 32,768 "
+                                         r"tokens in .*prices.yaml\): long \(~4\d,\d{3} tokens\); leave them out"):
+        ctxreport.run_estimate(input=input, output=output, params=params("local"))
+    assert not Path(output.json).exists()
+    ctxreport.run_estimate(input=input, output=output, params=params("opus"))   # a million tokens hold it
+    assert json.loads(Path(output.json).read_text())["calls"] == len(chunks)
 
 
 def test_ctxlen_reports_hangul_and_leaked_questions():

@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 
 from ctxret.errors import InputError
-from ctxret.llm import AttemptFailed, CallResult, ContextFailed, call_with_retries, make_backend
+from ctxret.llm import AttemptFailed, CallResult, ContextFailed, call_with_retries
 from ctxret.llm.claude_cli import MAX_ARG_BYTES, parse_output
 from ctxret.prompt import parse_prompt
 from fakes.llm_servers import anthropic_server, openai_server
 
-from conftest import FAKE_CLAUDE
+from conftest import FAKE_CLAUDE, backend_for
 WORK_TREE = Path(__file__).resolve().parents[1]
 
 BODY = ("서킷 브레이커는 장애가 번지는 것을 막는다. 이 글은 그 설정을 다룬다.\n\n"
@@ -46,7 +46,7 @@ def claude(fake_claude):
     settings, calls = fake_claude
 
     def make(**overrides):
-        return make_backend({**settings, **overrides})
+        return backend_for({**settings, **overrides})
 
     return make, calls
 
@@ -121,7 +121,7 @@ def test_claude_cli_timeout(claude, monkeypatch):
 def test_claude_cli_missing_executable_is_a_configuration_error(tmp_path):
     missing = tmp_path / "no-such-claude"
     with pytest.raises(InputError, match=str(missing)):
-        make_backend({"backend": "claude-cli", "executable": str(missing)})
+        backend_for({"backend": "claude-cli", "executable": str(missing)})
 
 
 def test_claude_cli_sends_a_long_document_as_a_system_prompt_file(claude):
@@ -188,10 +188,22 @@ def test_retries_give_up_after_the_limit(claude, monkeypatch):
     assert slept == [2, 4] and len(calls()) == 3
 
 
-def test_retries_reject_a_bad_attempt_count():
-    with pytest.raises(InputError):
-        call_with_retries(make_backend({"backend": "heuristic", "language": "ko"}), "", "", DOC, CHUNK,
-                          attempts=0, backoff_s=1)
+def test_a_refused_login_fails_at_once_without_a_retry(claude, monkeypatch):
+    make, calls = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "auth:5")
+    with pytest.raises(InputError, match=r"llm backend 'claude-cli': the claude CLI is refused: .*Please run /login"):
+        call_with_retries(make(), BODY, USER, DOC, CHUNK, attempts=4, backoff_s=60, sleep=pytest.fail)
+    assert len(calls()) == 1
+
+
+def test_every_retry_prints_one_line(claude, monkeypatch, capsys):
+    make, calls = claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "rate_limit:2")
+    call_with_retries(make(), BODY, USER, DOC, CHUNK, attempts=4, backoff_s=2, sleep=lambda s: None)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and len(calls()) == 3
+    assert lines[0].startswith(f"  chunk {CHUNK['chunk_id']}: attempt 1 of 4 failed (rate_limit: ")
+    assert lines[1].endswith("; again in 4 s")
 
 
 # -- anthropic ----------------------------------------------------------------------------------
@@ -203,7 +215,7 @@ def api_key(monkeypatch):
 
 
 def anthropic_backend(server, **settings):
-    return make_backend({"backend": "anthropic", "model": "claude-opus-test", "base_url": server.url,
+    return backend_for({"backend": "anthropic", "model": "claude-opus-test", "base_url": server.url,
                          "timeout_s": 5, **settings})
 
 
@@ -243,16 +255,31 @@ def test_anthropic_failures_are_mapped(api_key, mode, cause):
     assert result.context and discarded == []
 
 
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_a_refused_key_and_a_dead_endpoint_fail_at_once_naming_the_url(api_key, api):
+    server_of, backend_of = (anthropic_server, anthropic_backend) if api == "anthropic" else (openai_server, openai_backend)
+    with server_of() as server:
+        server.fail("401", 3)
+        backend = backend_of(server)
+        with pytest.raises(InputError, match=rf"llm backend '{api}': {server.url}/?(v1/?)? answered HTTP 401: "):
+            call_with_retries(backend, BODY, USER, DOC, CHUNK, attempts=4, backoff_s=60, sleep=pytest.fail)
+        assert len(server.requests) == 1
+    # the server is gone: the port refuses
+    with pytest.raises(InputError, match=rf"llm backend '{api}': {server.url}/?(v1/?)? cannot be reached: .*"
+                                         rf"(refused|Connection error)"):
+        call_with_retries(backend_of(server), BODY, USER, DOC, CHUNK, attempts=4, backoff_s=60, sleep=pytest.fail)
+
+
 def test_anthropic_needs_its_key(monkeypatch):
     monkeypatch.delenv("MY_KEY", raising=False)
     with pytest.raises(InputError, match="MY_KEY"):
-        make_backend({"backend": "anthropic", "model": "m", "api_key_env": "MY_KEY"})
+        backend_for({"backend": "anthropic", "model": "m", "api_key_env": "MY_KEY"})
 
 
 # -- openai -------------------------------------------------------------------------------------
 
 def openai_backend(server, **settings):
-    return make_backend({"backend": "openai", "model": "gpt-test", "base_url": server.url + "/v1",
+    return backend_for({"backend": "openai", "model": "gpt-test", "base_url": server.url + "/v1",
                          "timeout_s": 5, **settings})
 
 
@@ -296,7 +323,7 @@ def test_openai_without_a_key_sends_none(monkeypatch):
 # -- heuristic ----------------------------------------------------------------------------------
 
 def test_heuristic_is_deterministic_and_names_title_and_section():
-    backend = make_backend({"backend": "heuristic", "language": "ko"})
+    backend = backend_for({"backend": "heuristic", "language": "ko"})
     result = backend.call("", "", DOC, CHUNK)
     assert result == backend.call("", "", DOC, CHUNK)
     assert result.context == ("이 부분은 「서킷 브레이커」 글의 「세 가지 상태」 절에 속한다. "
@@ -306,7 +333,7 @@ def test_heuristic_is_deterministic_and_names_title_and_section():
 
 
 def test_heuristic_skips_code_and_handles_the_introduction():
-    backend = make_backend({"backend": "heuristic", "language": "ko"})
+    backend = backend_for({"backend": "heuristic", "language": "ko"})
     slow = backend.call("", "", DOC, chunk_of("느린 호출도 실패로 센다. 8초씩 걸리는 호출은 실패보다 나쁘다."))
     assert slow.context.endswith("절의 첫 문장: 느린 호출도 실패로 센다.")
     intro = backend.call("", "", DOC, chunk_of("서킷 브레이커는 장애가 번지는 것을 막는다."))
@@ -315,11 +342,11 @@ def test_heuristic_skips_code_and_handles_the_introduction():
 
 
 def test_heuristic_speaks_the_corpus_language():
-    english = make_backend({"backend": "heuristic", "language": "en"})
+    english = backend_for({"backend": "heuristic", "language": "en"})
     assert english.call("", "", DOC, CHUNK).context == (
         "This part belongs to the section “세 가지 상태” of “서킷 브레이커”. "
         "The section's first sentence: 서킷 브레이커는 closed, open, half-open 세 상태를 오간다.")
-    assert make_backend({"backend": "heuristic", "language": "de"}).call("", "", DOC, CHUNK).context \
+    assert backend_for({"backend": "heuristic", "language": "de"}).call("", "", DOC, CHUNK).context \
         == english.call("", "", DOC, CHUNK).context   # every language but Korean gets the English pattern
 
 
@@ -354,15 +381,15 @@ def test_identity(api_key):
     claude = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE)}
     api = {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "ANTHROPIC_API_KEY",
            "model": "m1", "timeout_s": 7}
-    ids = [make_backend(s).identity() for s in [
+    ids = [backend_for(s).identity() for s in [
         claude, {**claude, "model": "sonnet"}, {**claude, "effort": "low"},
         {"backend": "anthropic", **api}, {"backend": "anthropic", **api, "model": "m2"},
         {"backend": "openai", **api}, {"backend": "openai", **api, "temperature": 0.5},
         {"backend": "heuristic", "language": "ko"}]]
     assert len({json.dumps(i, sort_keys=True) for i in ids}) == len(ids)
     assert ids[0] == {"backend": "claude-cli", "model": "opus", "effort": "high"}
-    assert make_backend({**claude, "timeout_s": 1, "strip_env": []}).identity() == ids[0]
-    assert make_backend({"backend": "openai", **api, "base_url": "http://other/v1"}).identity() == ids[5]
+    assert backend_for({**claude, "timeout_s": 1, "strip_env": []}).identity() == ids[0]
+    assert backend_for({"backend": "openai", **api, "base_url": "http://other/v1"}).identity() == ids[5]
     for identity in ids:
         assert all(v is None or isinstance(v, (str, int, float, bool)) for v in identity.values())
         text = json.dumps(identity)
@@ -370,10 +397,14 @@ def test_identity(api_key):
         assert "api_key" not in text and str(FAKE_CLAUDE) not in text
 
 
-def test_unknown_backend_and_bad_settings():
-    with pytest.raises(InputError, match="unknown"):
-        make_backend({"backend": "gemini"})
-    with pytest.raises(InputError, match="max_tokens"):
-        make_backend({"backend": "openai", "model": "m", "base_url": "http://x/v1", "max_tokens": "9"})
-    with pytest.raises(InputError, match="model"):
-        make_backend({"backend": "openai", "base_url": "http://x/v1"})
+def test_each_backend_has_its_own_settings_and_a_misspelt_one_is_an_error():
+    with pytest.raises(InputError, match=r"contexts.llm.backend: 'gemini' is not one of"):
+        backend_for({"backend": "gemini"})
+    with pytest.raises(InputError, match=r"contexts.llm.max_tokens: '9' is not of type 'integer'"):
+        backend_for({"backend": "openai", "model": "m", "base_url": "http://x/v1", "max_tokens": "9"})
+    with pytest.raises(InputError, match=r"contexts.llm: 'model' is a required property"):
+        backend_for({"backend": "openai", "base_url": "http://x/v1"})
+    with pytest.raises(InputError, match=r"Additional properties are not allowed \('modle' was unexpected\)"):
+        backend_for({"backend": "claude-cli", "modle": "opus"})
+    with pytest.raises(InputError, match=r"\('effort' was unexpected\)"):
+        backend_for({"backend": "anthropic", "model": "m", "effort": "high"})   # claude-cli's, not the API's

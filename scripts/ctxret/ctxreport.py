@@ -1,12 +1,12 @@
 """Context reports: the estimate before spending, and the ledger after (stats), side by side."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import yaml
 
+from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json
-from .ledger import (estimate, estimate_lines, model_prices, stats_lines, summarize, versus,
+from .ledger import (estimate, estimate_lines, model_prices, over_window, stats_lines, summarize, versus,
                      versus_lines)
 from .prompt import read_prompt
 
@@ -34,11 +34,20 @@ def run_stats(input, output, params, **_) -> None:
 
 
 def run_estimate(input, output, params, **_) -> None:
+    """What the contexts will cost, written before any call; stops the run, naming them, when
+    a document is too long for one call of the model."""
     table = load_prices(input.prices)
-    model = params.llm.get("model") or "opus"
-    backend = params.llm["backend"]
-    e = estimate(read_jsonl(input.docs), read_jsonl(input.chunks), read_prompt(input.template),
-                 params.extra_sentence, model_prices(table, model), int(params.output_tokens), backend)
+    model, backend = params.llm["model"], params.llm["backend"]
+    prices = model_prices(table, model)
+    docs, chunks, prompt = read_jsonl(input.docs), read_jsonl(input.chunks), read_prompt(input.template)
+    too_long = over_window(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens))
+    if too_long:
+        raise InputError(f"{len(too_long)} documents are too long for one call of {model} (context_window "
+                         f"{prices['context_window']:,} tokens in {input.prices}): "
+                         + ", ".join(f"{slug} (~{n:,} tokens)" for slug, n in too_long.items())
+                         + "; leave them out of the corpus or choose a model with a larger window")
+    e = estimate(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens), backend)
     write_json(output.json, {**e, "backend": backend, "model": model, "prices_version": table["version"]})
     for line in estimate_lines(e, model, backend, table["version"]):
         print(line)
+    print(f"documents longer than one call of {model} can hold ({prices['context_window']:,} tokens): 0")

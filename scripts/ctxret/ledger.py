@@ -140,6 +140,19 @@ def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, p
     return {"calls": len(chunks), "usage": usage, **input_share(usage), "cost_usd": priced(usage, prices)}
 
 
+def over_window(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, prices: dict,
+                output_tokens: int) -> dict[str, int]:
+    """{slug: tokens} of the documents one call cannot hold: the system part, the document's
+    longest user message and the expected output, over the model's context_window."""
+    cpt, window = float(prices["chars_per_token"]), int(prices["context_window"])
+    longest: dict[str, int] = {}
+    for c in chunks:
+        longest[c["slug"]] = max(longest.get(c["slug"], 0), len(prompt.user_for(t1_text(c), extra)))
+    need = {d["slug"]: int((len(prompt.system_for(d["body"])) + longest.get(d["slug"], 0)) / cpt) + output_tokens
+            for d in docs}
+    return {slug: n for slug, n in need.items() if n > window}
+
+
 FIGURES = ("calls", "input, uncached", "input, cache write", "input, cache read", "input, total",
            "cache-read share", "output", "dollars")
 

@@ -60,8 +60,8 @@ class FakeServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def fail(self, mode: str, n: int = 1) -> None:
-        """The next `n` requests answer `mode`: "429", "500" or "sleep" (then answer late)."""
-        if mode not in ("429", "500", "sleep"):
+        """The next `n` requests answer `mode`: "401", "429", "500" or "sleep" (then answer late)."""
+        if mode not in ("401", "429", "500", "sleep"):
             raise ValueError(mode)
         with self._lock:
             self._plan += [mode] * n
@@ -96,11 +96,14 @@ class FakeServer:
 
     def error(self, status: int) -> tuple[int, dict]:
         if self.api == "anthropic":
-            kind = {429: "rate_limit_error", 500: "api_error"}[status]
-            message = {429: "Number of request tokens has exceeded your per-minute rate limit",
+            kind = {401: "authentication_error", 429: "rate_limit_error", 500: "api_error"}[status]
+            message = {401: "invalid x-api-key", 429: "Number of request tokens has exceeded your per-minute rate limit",
                        500: "Internal server error"}[status]
             return status, {"type": "error", "error": {"type": kind, "message": message},
                             "request_id": f"req_{uuid.uuid4().hex[:24]}"}
+        if status == 401:
+            return 401, {"error": {"message": "Incorrect API key provided: sk-bad.", "type": "invalid_request_error",
+                                   "param": None, "code": "invalid_api_key"}}
         if status == 429:
             return 429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
                                    "param": None, "code": "rate_limit_exceeded"}}

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from ..errors import InputError
-from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult
+from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreachable
 
 __all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed",
            "BACKENDS", "make_backend", "call_with_retries"]
@@ -49,20 +49,21 @@ def make_backend(settings: dict) -> Backend:
 def call_with_retries(backend: Backend, system: str, user: str, doc: dict, chunk: dict,
                       attempts: int, backoff_s: float,
                       sleep: Callable[[float], None] = time.sleep) -> tuple[CallResult, list[dict]]:
-    """Up to `attempts` calls, waiting backoff_s * 2**i after failure i; the result and the
-    discarded attempts [{cause, detail, at}]. ContextFailed once the attempts run out."""
-    if not isinstance(attempts, int) or isinstance(attempts, bool) or attempts < 1:
-        raise InputError(f"llm attempts must be an integer >= 1, got {attempts!r}")
-    if backoff_s < 0:
-        raise InputError(f"llm backoff_s must be >= 0, got {backoff_s!r}")
+    """Up to `attempts` calls, waiting backoff_s * 2**i after failure i (one line printed per
+    retry); the result and the discarded attempts [{cause, detail, at}]. ContextFailed once the
+    attempts run out; InputError at once when the service is Unreachable."""
     discarded: list[dict] = []
     for i in range(attempts):
         try:
             return backend.call(system, user, doc, chunk), discarded
+        except Unreachable as e:
+            raise InputError(f"llm backend {backend.name!r}: {e}") from None
         except AttemptFailed as e:
             discarded.append({"cause": e.cause, "detail": e.detail,
                               "at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-        if i + 1 < attempts:
-            sleep(backoff_s * 2 ** i)
+            if i + 1 < attempts:
+                wait = backoff_s * 2 ** i
+                print(f"  chunk {chunk['chunk_id']}: attempt {i + 1} of {attempts} failed ({e.cause}: {e.detail}); "
+                      f"again in {wait:g} s")
+                sleep(wait)
     raise ContextFailed(discarded)
-

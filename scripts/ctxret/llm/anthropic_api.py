@@ -9,22 +9,20 @@ import functools
 import os
 
 from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, option, positive, sdk_call, usage_dict
+from .base import AttemptFailed, Backend, CallResult, sdk_call, usage_dict
 
 
 class AnthropicBackend(Backend):
     name = "anthropic"
 
     def __init__(self, settings: dict):
-        self.model = option(settings, "model", str)
-        self.max_tokens = int(positive(settings, "max_tokens", 1024))
-        self.temperature = option(settings, "temperature", (int, float), None)
-        key_env = option(settings, "api_key_env", str, "ANTHROPIC_API_KEY")
-        self.api_key = os.environ.get(key_env)
+        """`settings`: contexts.llm, checked and completed by the config schema."""
+        self.model, self.max_tokens, self.temperature = settings["model"], settings["max_tokens"], settings["temperature"]
+        self.api_key = os.environ.get(settings["api_key_env"])
         if not self.api_key:
-            raise InputError(f"llm backend 'anthropic': environment variable {key_env} is not set")
-        self.base_url = option(settings, "base_url", str, "") or None
-        self.timeout_s = positive(settings, "timeout_s", 300)
+            raise InputError(f"llm backend 'anthropic': environment variable {settings['api_key_env']} is not set")
+        self.base_url = settings["base_url"] or None
+        self.timeout_s = settings["timeout_s"]
 
     @functools.cached_property
     def sdk(self):
@@ -42,7 +40,7 @@ class AnthropicBackend(Backend):
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
         extra = {} if self.temperature is None else {"temperature": self.temperature}
-        response, duration_ms = sdk_call(self.sdk, lambda: self.client.messages.create(
+        response, duration_ms = sdk_call(self.sdk, str(self.client.base_url), lambda: self.client.messages.create(
             model=self.model, max_tokens=self.max_tokens,
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             messages=[{"role": "user", "content": user}], **extra))

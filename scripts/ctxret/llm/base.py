@@ -5,11 +5,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
 from ..usage import USAGE_KEYS
 
 CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status")
-REQUIRED = object()
 
 
 @dataclass
@@ -35,6 +33,11 @@ class AttemptFailed(Exception):
         self.raw = raw
 
 
+class Unreachable(Exception):
+    """The service cannot be reached or refuses this client (connection refused, an unknown host,
+    401, 403 or another 4xx): asking again will not help, so the run stops at once."""
+
+
 class Backend:
     """One way of asking for a chunk's context. Subclasses set `name`."""
 
@@ -45,7 +48,7 @@ class Backend:
         raise NotImplementedError
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        """One attempt; raises AttemptFailed."""
+        """One attempt; raises AttemptFailed (worth another attempt) or Unreachable."""
         raise NotImplementedError
 
 
@@ -60,31 +63,11 @@ def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def option(settings: dict, key: str, kinds: type | tuple[type, ...], default: Any = REQUIRED) -> Any:
-    """settings[key] checked against `kinds` (bool is never a number); InputError otherwise."""
-    where = f"llm backend {settings.get('backend')!r}"
-    if key not in settings or settings[key] is None:
-        if default is REQUIRED:
-            raise InputError(f"{where}: setting {key!r} is required")
-        return default
-    value = settings[key]
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise InputError(f"{where}: setting {key!r} must be {names}, got {value!r}")
-    return value
-
-
-def positive(settings: dict, key: str, default: Any) -> Any:
-    value = option(settings, key, (int, float), default)
-    if value <= 0:
-        raise InputError(f"llm backend {settings.get('backend')!r}: setting {key!r} must be > 0")
-    return value
-
-
-def sdk_call(sdk, request) -> tuple[Any, int]:
+def sdk_call(sdk, url: str, request) -> tuple[Any, int]:
     """(response, duration_ms) of request() through an official SDK module (anthropic and openai
-    share these exception classes); a failure becomes the AttemptFailed of its cause."""
+    share these exception classes) talking to `url`: 429, 5xx, timeouts and malformed answers
+    become the AttemptFailed of their cause; a refused connection, an unknown host and other 4xx
+    become Unreachable, naming the URL."""
     started = time.monotonic()
     try:
         response = request()
@@ -93,7 +76,11 @@ def sdk_call(sdk, request) -> tuple[Any, int]:
     except sdk.APITimeoutError as e:
         raise AttemptFailed("timeout", short(str(e))) from None
     except sdk.APIStatusError as e:
-        raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
-    except sdk.APIError as e:  # connection failures, malformed responses
+        if e.status_code >= 500:
+            raise AttemptFailed("http_error", short(f"HTTP {e.status_code}: {e.message}")) from None
+        raise Unreachable(f"{url} answered HTTP {e.status_code}: {short(e.message)}") from None
+    except sdk.APIConnectionError as e:  # refused, unknown host, TLS
+        raise Unreachable(f"{url} cannot be reached: {short(str(e.__cause__ or e))}") from None
+    except sdk.APIError as e:  # a malformed answer
         raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
     return response, int((time.monotonic() - started) * 1000)

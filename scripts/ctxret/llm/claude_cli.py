@@ -18,28 +18,26 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, option, positive, short, usage_dict
+from .base import AttemptFailed, Backend, CallResult, Unreachable, short, usage_dict
 
-# CLAUDECODE marks a running Claude Code session, in which the CLI refuses to start again.
-DEFAULT_STRIP_ENV = ["ANTHROPIC_API_KEY", "CLAUDECODE"]
 MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: one command-line argument, its final NUL included
 RATE_LIMIT = re.compile(r"rate.?limit|\b429\b|usage limit|hit your limit", re.IGNORECASE)
+REFUSED = re.compile(r"\b40[13]\b|authenticat|invalid.{0,20}api.?key|not logged in|/login|unauthori[sz]ed|forbidden",
+                     re.IGNORECASE)
 
 
 class ClaudeCliBackend(Backend):
     name = "claude-cli"
 
     def __init__(self, settings: dict):
-        executable = option(settings, "executable", str, "claude")
-        found = shutil.which(executable)
+        """`settings`: contexts.llm, checked and completed by the config schema."""
+        found = shutil.which(settings["executable"])
         if found is None:
-            raise InputError(f"llm backend 'claude-cli': executable {executable!r} not found "
-                             f"(or not executable); set llm executable to the claude CLI's path")
+            raise InputError(f"llm backend 'claude-cli': executable {settings['executable']!r} not found "
+                             f"(or not executable); set contexts.llm.executable to the claude CLI's path")
         self.executable = os.path.abspath(found)
-        self.model = option(settings, "model", str, "opus")
-        self.effort = option(settings, "effort", str, "high")
-        self.strip_env = list(option(settings, "strip_env", list, DEFAULT_STRIP_ENV))
-        self.timeout_s = positive(settings, "timeout_s", 600)
+        self.model, self.effort, self.timeout_s = settings["model"], settings["effort"], settings["timeout_s"]
+        self.strip_env = list(settings["strip_env"])
 
     def identity(self) -> dict:
         return {"backend": self.name, "model": self.model, "effort": self.effort}
@@ -102,6 +100,8 @@ def parse_output(stdout: str, returncode: int, stderr: str = "") -> CallResult:
     result = obj.get("result")
     if obj.get("is_error") or str(obj.get("subtype", "success")).startswith("error"):
         text = " ".join(str(obj.get(k, "")) for k in ("result", "api_error_status", "error", "errors"))
+        if REFUSED.search(text) and not RATE_LIMIT.search(text):
+            raise Unreachable(f"the claude CLI is refused: {short(text.strip())}")
         cause = "rate_limit" if RATE_LIMIT.search(text) else "is_error"
         raise AttemptFailed(cause, short(f"{obj.get('subtype')}: {text.strip()}"), obj)
     if returncode != 0:

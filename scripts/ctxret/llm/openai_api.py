@@ -10,22 +10,18 @@ from __future__ import annotations
 import functools
 import os
 
-from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, option, positive, sdk_call, usage_dict
+from .base import AttemptFailed, Backend, CallResult, sdk_call, usage_dict
 
 
 class OpenAIBackend(Backend):
     name = "openai"
 
     def __init__(self, settings: dict):
-        self.model = option(settings, "model", str)
-        self.max_tokens = int(positive(settings, "max_tokens", 1024))
-        self.temperature = option(settings, "temperature", (int, float), 0)
-        self.api_key = os.environ.get(option(settings, "api_key_env", str, "OPENAI_API_KEY")) or "none"
-        self.base_url = option(settings, "base_url", str)
-        if not self.base_url:
-            raise InputError("llm backend 'openai': setting 'base_url' must not be empty")
-        self.timeout_s = positive(settings, "timeout_s", 300)
+        """`settings`: contexts.llm, checked and completed by the config schema."""
+        self.model, self.max_tokens, self.temperature = settings["model"], settings["max_tokens"], settings["temperature"]
+        self.api_key = os.environ.get(settings["api_key_env"]) or "none"
+        self.base_url = settings["base_url"]
+        self.timeout_s = settings["timeout_s"]
 
     @functools.cached_property
     def sdk(self):
@@ -42,7 +38,7 @@ class OpenAIBackend(Backend):
                 "temperature": self.temperature}
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        response, duration_ms = sdk_call(self.sdk, lambda: self.client.chat.completions.create(
+        response, duration_ms = sdk_call(self.sdk, self.base_url, lambda: self.client.chat.completions.create(
             model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}]))
         raw = response.model_dump(mode="json")
