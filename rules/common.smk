@@ -171,7 +171,6 @@ try:
     QUESTIONS_CONTENT = fingerprint(QUESTION_SETS, CORPUS)  # checks every JSONL set
     if workflow.is_main_process:  # once per run (jobs skip it)
         load_question_sets({n: s for n, s in QUESTION_SETS.items() if s["format"] != "jsonl"}, CORPUS)
-        _check_before_paying()
 except InputError as e:
     fail(e)
 for _slot in MODELS.values():
@@ -242,6 +241,8 @@ def _check_runs():
 
 try:
     PRIMARY, FALLBACK_USED = _check_runs()
+    if workflow.is_main_process:
+        _check_before_paying()
 except InputError as e:
     fail(e)
 
@@ -250,6 +251,9 @@ def chunking_strategies():
     """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs."""
     return [{"name": c, "variant": v, "retrievers": retrievers_for(v)}
             for c, v in zip([CHUNKER, *COMPARED], ["T1", *COMPARED_VARIANTS])]
+
+
+COMPARED_CONDITIONS = [(r, s["variant"]) for s in chunking_strategies()[1:] for r in s["retrievers"]]
 
 
 def run_file(retriever, variant):

@@ -60,7 +60,7 @@ rule fuse:
         "../scripts/search_fuse.py"
 
 
-CUT = [(r, v) for r, v in CONDITIONS if not r.startswith("r-")]  # reranked runs are cut by rerank
+CUT = [(r, v) for r, v in [*CONDITIONS, *COMPARED_CONDITIONS] if not r.startswith("r-")]  # rerank cuts its own
 
 
 rule cut_runs:

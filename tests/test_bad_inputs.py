@@ -412,3 +412,14 @@ def test_a_manifest_added_after_the_freeze_is_named_and_how_to_add_it(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (f"warning: 1 documents are not in the frozen list {slugs} and are left out: zookeeper "
             f"(append a slug to that file to include its document)") in proc.stdout + proc.stderr
+
+
+def test_the_settings_check_names_the_line_of_a_yaml_syntax_error(tmp_path):
+    """Snakemake reads a --configfile before the workflow and says only that it is not YAML;
+    `python -m ctxret.settings FILE` names the line (README)."""
+    path = tmp_path / "my-experiment.yaml"
+    path.write_text("corpus:\n  path: data\nquestions:\n  sets: {Q: [q.jsonl}\n", encoding="utf-8")
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "ctxret.settings", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {path}:4: not valid YAML")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import FAKE_CLAUDE
 from test_importers import FORMATS, QUESTION_COLUMNS, TABLE_COLUMNS
 from workflow import MINI, ROOT, SNAKEMAKE, snakemake
 
@@ -85,7 +86,7 @@ def test_a_users_config_stands_alone_and_the_readme_commands_work_as_written(tmp
     shutil.copy(MINI / "questions" / "questions-h.jsonl", questions)
     write_config(tmp_path, {"corpus": {"path": str(MINI / "articles"), "exclude_tags": ["RAG"]},
                             "questions": {"sets": {"Q": str(questions)}},
-                            "contexts": {"llm": {"backend": "claude-cli"}}})
+                            "contexts": {"llm": {"backend": "claude-cli", "executable": str(FAKE_CLAUDE)}}})
     argv = [SNAKEMAKE, "-n", "--snakefile", str(ROOT / "Snakefile"), *command.split()[1:]]
     proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

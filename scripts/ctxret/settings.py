@@ -109,3 +109,32 @@ def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
         path = list(error.absolute_path)
         raise InputError(f"{where(sources, path + unexpected(error))}: {key_path(path)}: {error.message}")
     return config
+
+
+def merged(base: dict, later: dict) -> dict:
+    """`later` over `base`, key by key at every depth (as Snakemake merges config files)."""
+    out = dict(base)
+    for key, value in later.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def check_files(files: list[str]) -> None:
+    """Read config files (later ones win, key by key) and check them against the schema."""
+    config: dict = {}
+    for path in files:
+        config = merged(config, read_config(path))
+    complete(config, tuple(files))
+    print(f"{', '.join(files)}: ok")
+
+
+def main() -> None:
+    """`python -m ctxret.settings FILE...`: each config file read and checked against the schema,
+    a problem named by file and line (Snakemake itself reports a YAML syntax error without it)."""
+    import sys
+    from .stage import run_logged
+    run_logged(lambda: check_files(sys.argv[1:]), None)
+
+
+if __name__ == "__main__":
+    main()
