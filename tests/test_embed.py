@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import write_lines
-from ctxret import embed
+from ctxret import embed, vectors
 from ctxret.fileio import canonical_json, sha256_text
 from ctxret.models import load_encoder
 from ctxret.store import PackStore
@@ -45,7 +45,7 @@ def tiny_slot(model, **over):
 
 
 def embed_texts(texts, settings, store, flush_every=200):
-    matrix, computed, _ = embed.embed_texts(texts, "passage", settings, str(store), threads=1,
+    matrix, computed, _ = vectors.embed_texts(texts, "passage", settings, str(store), threads=1,
                                             flush_every=flush_every, offline=True)
     return matrix, computed
 

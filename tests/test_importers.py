@@ -11,7 +11,7 @@ from conftest import settings
 from ctxret.chunks import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus, squad
-from ctxret.questions import load_question_sets
+from ctxret.questionset import load_question_sets
 
 FORMATS = Path(__file__).parent / "data" / "formats"
 TABLE_COLUMNS = {"id": "page_id", "text": "content", "title": "page_title", "metadata": ["section"]}

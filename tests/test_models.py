@@ -10,7 +10,7 @@ import pytest
 
 from conftest import write_lines
 from ctxret import tokens
-from ctxret.embed import embed_texts
+from ctxret.vectors import embed_texts
 from ctxret.models import load_encoder, load_tokenizer
 from ctxret.stage import run_logged
 from tiny_model import build_tiny_xlmr

@@ -25,7 +25,7 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
                    if f"{r}:{a}" in conds and f"{r}:{b}" in conds]
     out = data.tmp / "out"
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
-    resolved, fallback_used = pairs.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
+    resolved, fallback_used = paired.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
     params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=resolved,
                              fallback_used=fallback_used, fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
                              mrr_k=10, doc_k=5,
@@ -43,14 +43,14 @@ def test_verdict_follows_the_interval():
 
 def test_primaries_fall_back_to_x1_only_when_a1_is_absent():
     without = ["e5:T1", "e5:X1", "he5:T1", "he5:X1", "bm25:T1"]
-    resolved, used = pairs.resolve_primary(PRIMARY, without, "e5", "X1", ["HP", "G"])
+    resolved, used = paired.resolve_primary(PRIMARY, without, "e5", "X1", ["HP", "G"])
     assert used and [(p["a"], p["b"]) for p in resolved] == [("e5:T1", "e5:X1"), ("he5:T1", "he5:X1")]
-    resolved, used = pairs.resolve_primary(PRIMARY, without + ["e5:A1", "he5:A1"], "e5", "X1", ["HP"])
+    resolved, used = paired.resolve_primary(PRIMARY, without + ["e5:A1", "he5:A1"], "e5", "X1", ["HP"])
     assert not used and [(p["a"], p["b"]) for p in resolved] == [("e5:T1", "e5:A1"), ("he5:T1", "he5:A1")]
     with pytest.raises(InputError, match=r"config pairs.primary\[0\]: 'e5:T2' is not a condition"):
-        pairs.resolve_primary([{"a": "e5:T2", "b": "e5:A1", "group": "HP", "k": 5}], without, "e5", "X1", ["HP"])
+        paired.resolve_primary([{"a": "e5:T2", "b": "e5:A1", "group": "HP", "k": 5}], without, "e5", "X1", ["HP"])
     with pytest.raises(InputError, match=r"config pairs.primary\[1\]: group 'XX'"):
-        pairs.resolve_primary([PRIMARY[0], {**PRIMARY[1], "group": "XX"}], without, "e5", "X1", ["HP"])
+        paired.resolve_primary([PRIMARY[0], {**PRIMARY[1], "group": "XX"}], without, "e5", "X1", ["HP"])
 
 
 def test_a_clear_improvement_holds_and_the_report_shows_the_rule_first(tmp_path):

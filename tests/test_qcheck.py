@@ -10,7 +10,7 @@ import pytest
 from conftest import question_sets, read_lines, write_lines
 from ctxret import chunks, qcheck, questions
 from ctxret.errors import InputError
-from ctxret.questions import load_question_sets
+from ctxret.questionset import load_question_sets
 
 INTRO = "컨슈머 지연은 브로커에 쌓인 메시지와 컨슈머가 처리한 위치의 차이다."
 POLL = ("`max.poll.interval.ms`를 넘기면 컨슈머는 그룹에서 쫓겨나고 리밸런싱이 일어난다. "

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import question_sets
-from ctxret.questions import content_sha256, load_question_sets
+from ctxret.questionset import content_sha256, load_question_sets
 from ctxret.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
 

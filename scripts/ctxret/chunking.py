@@ -21,8 +21,8 @@ import statistics
 from .documents import units_of
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .paired import compare
-from .plots import plot_chunking
-from .questions import cluster_of, gold_kind
+from .figures import plot_chunking
+from .questionset import cluster_of, gold_kind
 from .runs import read_run
 from .stats import holm
 from .tables import markdown_table

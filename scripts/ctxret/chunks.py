@@ -52,7 +52,7 @@ def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
         from .models import load_tokenizer
         counter = load_tokenizer(model, bool(params.offline))
         return Tools(count_tokens=lambda texts: counter.token_counts(texts, "passage"))
-    from .embed import embed_texts
+    from .vectors import embed_texts
     return Tools(embed=lambda texts: embed_texts(texts, "passage", model, params.store, threads,
                                                  max(1, len(texts)), bool(params.offline))[0])
 

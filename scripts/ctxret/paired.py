@@ -1,14 +1,17 @@
 """Two conditions compared question by question: both hit / both missed / only A / only B, the
 exact sign test, a cluster-bootstrap interval of the failure-rate difference, the verdict of the
-interval and the power of the test (method: ctxret.stats)."""
+interval and the power of the test (method: ctxret.stats); and the declared primary comparisons
+resolved to this run's conditions."""
 from __future__ import annotations
 
 import numpy as np
 
+from .errors import InputError
 from .stats import (cluster_bootstrap_diff, min_detectable_diff, paired_counts, questions_needed,
                     sign_test)
 
 MAX_QUESTIONS = 100_000  # questions_needed searches up to here
+LLM_VARIANT = "A1"       # the one a fallback variant stands in for
 
 
 def verdict(lo: float, hi: float) -> str:
@@ -46,3 +49,26 @@ def power_summary(c: dict, alpha: float, power: float) -> dict:
             "min_detectable_diff": min_detectable_diff(c["N"], psi, alpha, power) if d else None,
             "questions_needed": needed,
             "needed_over_max": needed is None and c["diff"] != 0 and d > 0, "max_n": MAX_QUESTIONS}
+
+
+def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str, groups: list[str],
+                    problem=lambda i, message: InputError(f"config pairs.primary[{i}]: {message}")
+                    ) -> tuple[list[dict], bool]:
+    """The primaries with `{dense}` filled in and, when A1 is absent, A1 replaced by the fallback;
+    `problem(i, message)` is the error for primary i."""
+    out, used = [], False
+    for i, spec in enumerate(specs):
+        sides = []
+        for side in (spec["a"], spec["b"]):
+            cond = side.replace("{dense}", dense)
+            retriever, _, variant = cond.rpartition(":")
+            if cond not in conditions and variant == LLM_VARIANT and f"{retriever}:{fallback}" in conditions:
+                cond, used = f"{retriever}:{fallback}", True
+            if cond not in conditions:
+                raise problem(i, f"{cond!r} is not a condition of this run ({', '.join(conditions)})")
+            sides.append(cond)
+        if spec["group"] not in groups:
+            raise problem(i, f"group {spec['group']!r} is not among {groups}")
+        out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),
+                    "declared": {"a": spec["a"], "b": spec["b"]}})
+    return out, used

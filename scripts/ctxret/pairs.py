@@ -7,40 +7,15 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 """
 from __future__ import annotations
 
-from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import Condition, group_members, question_outcomes
-from .paired import compare, power_summary, verdict
+from .paired import LLM_VARIANT, compare, power_summary, verdict
 from .presentation import pairs_markdown
-from .questions import cluster_of
+from .questionset import cluster_of
 from .runs import read_run
 from .stats import holm
 from .wording import wording
 
-LLM_VARIANT = "A1"
-
-
-def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str, groups: list[str],
-                    problem=lambda i, message: InputError(f"config pairs.primary[{i}]: {message}")
-                    ) -> tuple[list[dict], bool]:
-    """The primaries with `{dense}` filled in and, when A1 is absent, A1 replaced by the fallback;
-    `problem(i, message)` is the error for primary i."""
-    out, used = [], False
-    for i, spec in enumerate(specs):
-        sides = []
-        for side in (spec["a"], spec["b"]):
-            cond = side.replace("{dense}", dense)
-            retriever, _, variant = cond.rpartition(":")
-            if cond not in conditions and variant == LLM_VARIANT and f"{retriever}:{fallback}" in conditions:
-                cond, used = f"{retriever}:{fallback}", True
-            if cond not in conditions:
-                raise problem(i, f"{cond!r} is not a condition of this run ({', '.join(conditions)})")
-            sides.append(cond)
-        if spec["group"] not in groups:
-            raise problem(i, f"group {spec['group']!r} is not among {groups}")
-        out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),
-                    "declared": {"a": spec["a"], "b": spec["b"]}})
-    return out, used
 
 
 def question_files(records: dict[str, dict]) -> list[dict]:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from .chunktext import t1_text
 from .errors import InputError
 from .fileio import read_jsonl, write_json
-from .questions import gold_kind, where
+from .questionset import gold_kind, where
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
           "across_boundary": "passage across a chunk boundary", "missing_chunk": "unknown chunk id",

@@ -1,0 +1,165 @@
+"""Question sets: every set, of any format, read and checked into question records.
+
+A question is `{id, question}` and exactly one kind of gold:
+- passage: `gold_slug` and `gold_passage`, one passage copied verbatim from that document or a
+  list of them (every chunk holding a passage is gold);
+- chunk: `gold_chunks`, a list of the corpus's own chunk ids (format chunked), and optionally
+  `gold_slug`, the document they must belong to;
+- doc: `gold_docs`, a list of document slugs, or {slug: grade} with grades >= 1.
+Optional: `key_terms` (gap sets), `cluster` (its bootstrap cluster; else from the id by
+questions.cluster_key). Ids are unique across sets and contain no whitespace; a question text
+may not repeat within a set, nor across sets with another gold (an imported set drops such
+questions and reports how many).
+
+The canonical form (`canonical_lines`) is one spelling per question, whatever the file's
+formatting; a set's `fingerprint` (computed when the workflow is parsed, which also checks
+every JSONL set) changes with what its questions say, not with a touch or a reformatting.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .errors import InputError
+from .fileio import canonical_json, iter_jsonl, sha256_file, sha256_text
+from .importers import gold_of, read_set, set_files
+
+GOLD_FIELDS = ("gold_passage", "gold_chunks", "gold_docs")
+KINDS = {"gold_passage": "passage", "gold_chunks": "chunk", "gold_docs": "doc"}
+CANONICAL = ("id", "set", "question", "gold_slug", "gold_passage", "gold_chunks", "gold_docs",
+             "key_terms", "cluster", "file")
+
+
+def _strings(value, where: str, field: str, may_be_empty: bool = False) -> list[str]:
+    if (not isinstance(value, list) or not (value or may_be_empty)
+            or not all(isinstance(x, str) and x.strip() for x in value)):
+        raise InputError(f"{where}: field {field!r} must be a {'' if may_be_empty else 'non-empty '}"
+                         f"list of non-empty strings")
+    return value
+
+
+def gold_kind(question: dict) -> str:
+    return next(KINDS[f] for f in GOLD_FIELDS if f in question)
+
+
+def validate(obj: dict, set_name: str, where: str) -> dict:
+    """One question record in canonical form (fields it does not use are absent)."""
+    for field in ("id", "question"):
+        if not isinstance(obj.get(field), str) or not obj[field].strip():
+            raise InputError(f"{where}: field {field!r} is missing or empty")
+    if re.search(r"\s", obj["id"]):
+        raise InputError(f"{where}: id {obj['id']!r} contains whitespace")
+    given = [f for f in GOLD_FIELDS if f in obj]
+    if len(given) != 1:
+        raise InputError(f"{where}: give exactly one of {', '.join(GOLD_FIELDS)} "
+                         f"({'none' if not given else ' and '.join(given)} given)")
+    q = {"id": obj["id"], "set": set_name, "question": obj["question"]}
+    if "gold_slug" in obj or given == ["gold_passage"]:
+        if not isinstance(obj.get("gold_slug"), str) or not obj["gold_slug"].strip():
+            raise InputError(f"{where}: field 'gold_slug' is missing or empty")
+        q["gold_slug"] = obj["gold_slug"]
+    field, value = given[0], obj[given[0]]
+    if field == "gold_passage":
+        if isinstance(value, str) and not value.strip():
+            raise InputError(f"{where}: field 'gold_passage' is missing or empty")
+        if not isinstance(value, str):
+            _strings(value, where, field)
+    elif field == "gold_chunks":
+        _strings(value, where, field)
+    else:
+        if isinstance(value, list):
+            value = {d: 1 for d in _strings(value, where, field)}
+        if (not isinstance(value, dict) or not value
+                or not all(isinstance(g, int) and not isinstance(g, bool) and g >= 1 for g in value.values())):
+            raise InputError(f"{where}: field 'gold_docs' must be a list of document slugs or "
+                             f"{{slug: grade >= 1}}")
+    q[field] = value
+    q["key_terms"] = _strings(obj.get("key_terms", []), where, "key_terms", may_be_empty=True)
+    if "cluster" in obj:
+        if not isinstance(obj["cluster"], str) or not obj["cluster"].strip():
+            raise InputError(f"{where}: field 'cluster' must be a non-empty string")
+        q["cluster"] = obj["cluster"]
+    q["file"] = str(Path(obj["file"]))
+    q["line"] = obj["line"]
+    return q
+
+
+def location(row: dict) -> str:
+    """Where a question record comes from: file:line, else the file and its row or id."""
+    if row.get("line"):
+        return f"{row['file']}:{row['line']}"
+    return f"{row['file']} ({row.get('record') or 'question ' + str(row.get('id'))})"
+
+
+def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tuple[list[dict], dict[str, list[str]]]:
+    """Every question of every set, in config order, each with its set, file and line; and
+    each set's import report lines."""
+    out: list[dict] = []
+    reports: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
+    texts: dict[tuple[str, str], str] = {}
+    by_text: dict[str, dict] = {}
+    for set_name, spec in sets.items():
+        rows, reports[set_name] = read_set(set_name, spec, corpus or {})
+        if not rows:
+            raise InputError(f"{', '.join(set_files(spec, corpus or {}))}: question set {set_name!r} is empty")
+        for row in rows:
+            where = location(row)
+            q = validate(row, set_name, where)
+            if q["id"] in seen:
+                raise InputError(f"{where}: duplicate question id {q['id']!r} (first at {seen[q['id']]})")
+            seen[q["id"]] = where
+            first = by_text.get(q["question"])
+            if (set_name, q["question"]) in texts:
+                raise InputError(f"{where}: question text repeated within set {set_name} "
+                                 f"(first at {texts[set_name, q['question']]})")
+            if first is not None and gold_of(first) != gold_of(q):
+                raise InputError(f"{where}: the same question text as {location(first)} with another gold")
+            texts[set_name, q["question"]] = where
+            by_text.setdefault(q["question"], q)
+            out.append(q)
+    return out, reports
+
+
+def canonical_lines(questions: list[dict]) -> str:
+    """The canonical text of questions: what they say, not where or how it is spelled."""
+    return "".join(canonical_json({k: q[k] for k in CANONICAL if k in q}) + "\n" for q in questions)
+
+
+def content_sha256(questions: list[dict], set_name: str) -> str:
+    """A set's content hash: equal for any reformatting of its file."""
+    return sha256_text(canonical_lines([q for q in questions if q["set"] == set_name]))
+
+
+def fingerprint(sets: dict[str, dict], corpus: dict) -> dict[str, str]:
+    """{set: hash}: a JSONL set's content hash (it loads and checks the set: an InputError names
+    what is wrong); an imported set hashes its settings and source files."""
+    jsonl = {name: spec for name, spec in sets.items() if spec["format"] == "jsonl"}
+    questions, _ = load_question_sets(jsonl, corpus)
+    out = {name: content_sha256(questions, name) for name in jsonl}
+    for name, spec in sets.items():
+        if name not in out:
+            files = [sha256_file(p) if Path(p).is_file() else "missing" for p in set_files(spec, corpus)]
+            out[name] = sha256_text(canonical_json([spec, corpus, files]))
+    return out
+
+
+def where(question: dict) -> str:
+    """`file:line` of a question in its source file as it is now (for messages)."""
+    if question["file"].endswith(".jsonl"):
+        try:
+            for lineno, obj in iter_jsonl(question["file"]):
+                if obj.get("id") == question["id"]:
+                    return f"{question['file']}:{lineno}"
+        except InputError:  # edited since: the file alone
+            pass
+    return location({"file": question["file"], "id": question["id"]})
+
+
+def cluster_of(question: dict, pattern: str) -> str:
+    """The bootstrap cluster of a question: its own `cluster`, else the part of its id matched
+    by `pattern` (default: its number, so h07 and p07 pair)."""
+    if question.get("cluster"):
+        return question["cluster"]
+    m = re.search(pattern, question["id"])
+    return (m.group(0).lstrip("0") or "0") if m else question["id"]

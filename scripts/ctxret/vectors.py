@@ -1,0 +1,70 @@
+"""Texts -> vectors through the content-addressed vector store.
+
+Only texts missing from the store are computed, shortest first (batches of similar length pad
+little), and flushed to the store every `flush_every` texts, so a killed run resumes where it
+stopped when rerun with the same command, and a finished text is never embedded again.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from .fileio import canonical_json, sha256_text
+from .models import Encoder, Kind, load_encoder, model_identity
+from .store import VectorStore, content_key, namespace_of
+
+
+class Progress:
+    """One self-overwriting stderr line: texts done, total, texts/s (at most once a second)."""
+
+    def __init__(self, total: int):
+        self.total, self.done = total, 0
+        self.start = self.shown = time.perf_counter()
+
+    def add(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if now - self.shown >= 1 or self.done == self.total:
+            self.shown = now
+            rate = self.done / max(now - self.start, 1e-9)
+            end = "\n" if self.done == self.total else ""
+            print(f"\r  embedded {self.done}/{self.total} ({rate:.1f} texts/s)", end=end,
+                  file=sys.stderr, flush=True)
+
+
+def compute(encoder: Encoder, texts: list[str], kind: Kind, batch_size: int, progress: Progress) -> np.ndarray:
+    rows = []
+    for i in range(0, len(texts), batch_size):
+        rows.append(encoder.encode(texts[i:i + batch_size], kind))
+        progress.add(len(rows[-1]))
+    return np.concatenate(rows)
+
+
+def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, threads: int,
+                flush_every: int, offline: bool) -> tuple[np.ndarray, int, dict]:
+    """(matrix in input order, number of vectors computed now, the vectors' identity)."""
+    ident = dict(model_identity(settings), kind=kind)
+    store = VectorStore(store_root, "emb", namespace_of(ident))
+    keys = [content_key(model=ident, text=t) for t in texts]
+    found = store.load(keys)
+    misses = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kt: len(kt[1]))
+    if misses:
+        encoder = load_encoder(settings, threads, offline, store_root)
+        progress = Progress(len(misses))
+        for i in range(0, len(misses), flush_every):
+            part = misses[i:i + flush_every]
+            vecs = compute(encoder, [t for _, t in part], kind, int(settings["batch_size"]), progress)
+            store.save([k for k, _ in part], vecs)
+            found.update(zip((k for k, _ in part), vecs))
+    if not texts:
+        return np.zeros((0, 0), np.float32), 0, ident
+    return np.stack([found[k] for k in keys]).astype(np.float32), len(misses), ident
+
+
+def sidecar(settings: dict, ident: dict, ids: list[str], texts: list[str], matrix: np.ndarray) -> dict:
+    return {"model": settings["model"], "backend": settings["backend"],
+            "revision": settings.get("revision") or None, "dims": int(matrix.shape[1]),
+            "count": len(ids), "ids": ids, "texts_sha256": sha256_text(canonical_json(texts)),
+            "identity": ident}
