@@ -27,6 +27,8 @@ resume: setup
 	$(BIN)/python -m ctxret.resume --cores $(CORES)
 
 test: setup
+	$(BIN)/snakefmt --check Snakefile rules
+	$(BIN)/snakemake --lint
 	$(BIN)/python -m pytest tests
 
 # Every expected-score case in tests/regression (CI runs the cheap ones inside `make test`).

@@ -16,6 +16,8 @@ rule chunking:
         plot=report(f"{R}/report/chunking.png", caption="../report/chunking.rst", category="4 Chunking"),
     log:
         f"{R}/logs/chunking.log",
+    conda:
+        "../envs/report.yaml"
     params:
         strategies=chunking_strategies(),
         sets=GROUPS[MAIN_GROUP],
@@ -24,7 +26,5 @@ rule chunking:
         cluster_key=config["questions"]["cluster_key"],
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
-    conda:
-        "../envs/report.yaml"
     script:
         "../scripts/chunking.py"

@@ -6,14 +6,14 @@ rule chunks:
         chunks=f"{R}/chunks{{tag}}.jsonl",
     log:
         f"{R}/logs/chunks{{tag}}.log",
+    conda:
+        "../envs/embed.yaml"
+    threads: lambda wc: MODELS[chunker_model(chunker_of(wc.tag))]["threads"] if chunker_model(chunker_of(wc.tag)) else 1
     params:
         chunker=lambda wc: chunker_of(wc.tag),
         settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
         store=STORE,
         offline=config["offline"],
-    threads: lambda wc: MODELS[chunker_model(chunker_of(wc.tag))]["threads"] if chunker_model(chunker_of(wc.tag)) else 1
-    conda:
-        "../envs/embed.yaml"
     script:
         "../scripts/chunks.py"
 
@@ -26,9 +26,9 @@ rule variant:
         variant=f"{R}/var-{{variant}}.jsonl",
     log:
         f"{R}/logs/variant-{{variant}}.log",
-    params:
-        variant="{variant}",
     conda:
         "../envs/data.yaml"
+    params:
+        variant="{variant}",
     script:
         "../scripts/variants.py"

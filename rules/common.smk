@@ -66,11 +66,14 @@ QUESTION_SETS = config["questions"]["sets"]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
 MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
+config["score"]["main_group"] = MAIN_GROUP  # resolved once, for every reader (the report's captions too)
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
 FREE_CONTEXT = {"backend": "heuristic", "language": LANGUAGE}  # X1: title, section, its first sentence
-CONTEXT_VARIANTS = {**({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {}),
-                    **({"A1": config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {})}
+CONTEXT_VARIANTS = {
+    **({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {}),
+    **({"A1": config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {}),
+}
 VARIANTS = [*config["variants"], *CONTEXT_VARIANTS]
 if "A1" not in CONTEXT_VARIANTS:
     print("A1 skipped: no LLM backend configured (contexts.llm.backend)", file=sys.stderr)
@@ -98,8 +101,11 @@ def chunker_model(chunker):
 
 def chunker_settings(chunker):
     """What a strategy's boundaries depend on (its own settings and model)."""
-    own = {"max_chars": CHUNKING["max_chars"]} if chunker == "paragraph" else (
-        {chunker: CHUNKING[chunker]} if chunker in CHUNKING else {})
+    own = (
+        {"max_chars": CHUNKING["max_chars"]}
+        if chunker == "paragraph"
+        else ({chunker: CHUNKING[chunker]} if chunker in CHUNKING else {})
+    )
     model = chunker_model(chunker)
     return {**own, **({"model": model_settings(model)} if model else {})}
 
@@ -119,34 +125,45 @@ def _check_references():
     for name, spec in QUESTION_SETS.items():
         if set_problem(spec, CORPUS):
             raise config_error(f"questions.sets.{name}", set_problem(spec, CORPUS))
-    for key, sets in [*((f"questions.groups.{g}", s) for g, s in GROUPS.items()),
-                      ("questions.gap_sets", config["questions"]["gap_sets"])]:
+    for key, sets in [
+        *((f"questions.groups.{g}", s) for g, s in GROUPS.items()),
+        ("questions.gap_sets", config["questions"]["gap_sets"]),
+    ]:
         unknown = [s for s in sets if s not in QUESTION_SETS]
         if unknown:
             raise config_error(key, f"{unknown} are not question sets ({', '.join(QUESTION_SETS)})")
     try:
         re.compile(config["questions"]["cluster_key"])
     except re.error as e:
-        raise config_error("questions.cluster_key", f"{config['questions']['cluster_key']!r} is not a "
-                                                    f"regular expression ({e})") from None
+        raise config_error(
+            "questions.cluster_key", f"{config['questions']['cluster_key']!r} is not a regular expression ({e})"
+        ) from None
     if MAIN_GROUP not in GROUPS:
         raise config_error("score.main_group", f"{MAIN_GROUP!r} is not a group ({', '.join(GROUPS)})")
     if config["pairs"]["dense"] and config["pairs"]["dense"] not in MODELS:
-        raise config_error("pairs.dense", f"{config['pairs']['dense']!r} is not a model slot "
-                                          f"({', '.join(MODELS) or 'models is empty'})")
+        raise config_error(
+            "pairs.dense",
+            f"{config['pairs']['dense']!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})",
+        )
     if config["pairs"]["fallback_variant"] not in ("T0", "T1", "X1"):
-        raise config_error("pairs.fallback_variant", f"{config['pairs']['fallback_variant']!r} is not a "
-                                                     f"variant that needs no LLM (T0, T1, X1)")
+        raise config_error(
+            "pairs.fallback_variant",
+            f"{config['pairs']['fallback_variant']!r} is not a variant that needs no LLM (T0, T1, X1)",
+        )
     presets = config["fusion"]["presets"]
-    for key, preset in [("fusion.default", config["fusion"]["default"]),
-                        *((f"fusion.extra.{i}", p) for i, p in enumerate(config["fusion"]["extra"]))]:
+    for key, preset in [
+        ("fusion.default", config["fusion"]["default"]),
+        *((f"fusion.extra.{i}", p) for i, p in enumerate(config["fusion"]["extra"])),
+    ]:
         if preset not in presets:
             raise config_error(key, f"{preset!r} is not a preset ({', '.join(presets)})")
     for chunker in [CHUNKER, *COMPARED]:
         model = chunker_model(chunker)
         if model is not None and model not in MODELS:
-            raise config_error(f"chunking.{chunker}.{NEEDS_MODEL[chunker]}",
-                               f"{model!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})")
+            raise config_error(
+                f"chunking.{chunker}.{NEEDS_MODEL[chunker]}",
+                f"{model!r} is not a model slot ({', '.join(MODELS) or 'models is empty'})",
+            )
     if COMPARED and "T1" not in config["variants"]:
         raise config_error("chunking.compare", "strategies are compared on T1, which variants lacks")
     if CORPUS["slugs"] and CORPUS["format"] != "manifests":
@@ -173,13 +190,30 @@ try:
         load_question_sets({n: s for n, s in QUESTION_SETS.items() if s["format"] != "jsonl"}, CORPUS)
 except InputError as e:
     fail(e)
-for _slot in MODELS.values():
-    _slot["variants"] = [v for v in _slot["variants"] if v in VARIANTS]
 
 
 def model_settings(name):
     """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
     return {k: v for k, v in MODELS[name].items() if k not in ("variants", "threads", "flush_every")}
+
+
+def embedding_params():
+    """What an embedding job of the slot {model} needs: its settings, the store, the flush size."""
+    return dict(
+        model_name="{model}",
+        model=lambda wc: model_settings(wc.model),
+        store=STORE,
+        flush_every=lambda wc: MODELS[wc.model]["flush_every"],
+        offline=config["offline"],
+    )
+
+
+def context_params(variant, llm, attempts, backoff_s):
+    """What a context job needs: the variant, its backend's settings, the prompt's extra sentence,
+    the store and the retries."""
+    return dict(
+        variant=variant, llm=llm, extra_sentence=EXTRA_SENTENCE, store=STORE, attempts=attempts, backoff_s=backoff_s
+    )
 
 
 def models_for(variant):
@@ -201,8 +235,10 @@ HYBRIDS = _hybrids()
 # Searches and fusion write deep runs (runs/deep/), as deep as any fusion preset or the reranker
 # reads; the runs that are scored (runs/) hold their first `search.top_k` (rule cut_runs).
 TOP_K = config["search"]["top_k"]
-SEARCH_DEPTH = max([TOP_K, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0] + [
-    config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}])
+SEARCH_DEPTH = max(
+    [TOP_K, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
+    + [config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}]
+)
 
 
 def deep_run(retriever, variant):
@@ -232,11 +268,19 @@ def _check_runs():
     specs = config["pairs"]["primary"]
     for i, spec in enumerate(specs):
         if not DENSE and "{dense}" in spec["a"] + spec["b"]:
-            raise config_error(f"pairs.primary.{i}", "{dense} needs a dense model, and models is empty; "
-                                                      "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}")
-    return resolve_primary([{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
-                           [f"{r}:{v}" for r, v in CONDITIONS], DENSE, config["pairs"]["fallback_variant"],
-                           list(GROUPS), lambda i, message: config_error(f"pairs.primary.{i}", message))
+            raise config_error(
+                f"pairs.primary.{i}",
+                "{dense} needs a dense model, and models is empty; "
+                "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}",
+            )
+    return resolve_primary(
+        [{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
+        [f"{r}:{v}" for r, v in CONDITIONS],
+        DENSE,
+        config["pairs"]["fallback_variant"],
+        list(GROUPS),
+        lambda i, message: config_error(f"pairs.primary.{i}", message),
+    )
 
 
 try:
@@ -249,8 +293,10 @@ except InputError as e:
 
 def chunking_strategies():
     """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs."""
-    return [{"name": c, "variant": v, "retrievers": retrievers_for(v)}
-            for c, v in zip([CHUNKER, *COMPARED], ["T1", *COMPARED_VARIANTS])]
+    return [
+        {"name": c, "variant": v, "retrievers": retrievers_for(v)}
+        for c, v in zip([CHUNKER, *COMPARED], ["T1", *COMPARED_VARIANTS])
+    ]
 
 
 COMPARED_CONDITIONS = [(r, s["variant"]) for s in chunking_strategies()[1:] for r in s["retrievers"]]
@@ -271,22 +317,40 @@ def comparisons():
     return pairs
 
 
-def qdrant_params(variant):
-    return {"qdrant_path": f"{R}/qdrant/v_{variant}", "qdrant_url": config["qdrant"]["url"],
-            "api_key_env": config["qdrant"]["api_key_env"]}
+def qdrant_path(variant):
+    """An embedded collection's directory (unused with a server, `qdrant.url`)."""
+    return f"{R}/qdrant/v_{variant}"
 
 
 def final_outputs():
-    compared = [f"{R}/chunking.md", f"{R}/chunking.json", f"{R}/chunking-audit.tsv",
-                f"{R}/report/chunking.png"] if COMPARED else []
-    return [f"{R}/score.md", f"{R}/score.json", f"{R}/score.parquet", f"{R}/runs/qrels.txt",
-            f"{R}/pairs.md", f"{R}/pairs.json",
-            f"{R}/report/failure.png", f"{R}/report/pairs.png", f"{R}/report/summary.html", *compared]
+    compared = (
+        [f"{R}/chunking.md", f"{R}/chunking.json", f"{R}/chunking-audit.tsv", f"{R}/report/chunking.png"]
+        if COMPARED
+        else []
+    )
+    return [
+        f"{R}/score.md",
+        f"{R}/score.json",
+        f"{R}/score.parquet",
+        f"{R}/runs/qrels.txt",
+        f"{R}/pairs.md",
+        f"{R}/pairs.json",
+        f"{R}/report/failure.png",
+        f"{R}/report/pairs.png",
+        f"{R}/report/summary.html",
+        *compared,
+    ]
 
 
 def intermediate_outputs():
-    out = [f"{R}/docs-all.jsonl", f"{R}/docs.jsonl", f"{R}/chunks.jsonl", QUESTIONS, f"{R}/question-sets.json",
-           f"{R}/gold.json"]
+    out = [
+        f"{R}/docs-all.jsonl",
+        f"{R}/docs.jsonl",
+        f"{R}/chunks.jsonl",
+        QUESTIONS,
+        f"{R}/question-sets.json",
+        f"{R}/gold.json",
+    ]
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
     out += [f"{R}/emb/q-{m}.npy" for m in MODELS]

@@ -30,19 +30,19 @@ rule contexts:
         f"{R}/logs/ctx/{{cvar}}-{{slug}}.log",
     wildcard_constraints:
         cvar="A1",
-    params:
-        variant="{cvar}",
-        llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
-        extra_sentence=EXTRA_SENTENCE,
-        store=STORE,
-        attempts=config["contexts"]["attempts"],
-        backoff_s=config["contexts"]["backoff_s"],
-    threads: 0
     priority: 10
-    resources:
-        llm_workers=1,
     conda:
         "../envs/contexts.yaml"
+    threads: 0
+    resources:
+        llm_workers=1,
+    params:
+        **context_params(
+            "{cvar}",
+            lambda wc: CONTEXT_VARIANTS[wc.cvar],
+            config["contexts"]["attempts"],
+            config["contexts"]["backoff_s"],
+        ),
     script:
         "../scripts/contexts.py"
 
@@ -58,15 +58,10 @@ rule contexts_free:
         context_files("X1"),
     log:
         f"{R}/logs/ctx/X1.log",
-    params:
-        variant="X1",
-        llm=FREE_CONTEXT,
-        extra_sentence=EXTRA_SENTENCE,
-        store=STORE,
-        attempts=1,
-        backoff_s=0,
     conda:
         "../envs/contexts.yaml"
+    params:
+        **context_params("X1", FREE_CONTEXT, attempts=1, backoff_s=0),
     script:
         "../scripts/contexts_free.py"
 
@@ -82,10 +77,10 @@ rule ctx_stats:
         json=f"{R}/ctx/{{cvar}}/stats.json",
     log:
         f"{R}/logs/ctx-stats-{{cvar}}.log",
-    params:
-        variant="{cvar}",
     conda:
         "../envs/contexts.yaml"
+    params:
+        variant="{cvar}",
     script:
         "../scripts/ctx_stats.py"
 
@@ -100,12 +95,12 @@ rule ctx_estimate:
         json=f"{R}/ctx/{{cvar}}/estimate.json",
     log:
         f"{R}/logs/ctx-estimate-{{cvar}}.log",
+    conda:
+        "../envs/contexts.yaml"
     params:
         llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
         extra_sentence=EXTRA_SENTENCE,
         output_tokens=config["contexts"]["expected_output_tokens"],
-    conda:
-        "../envs/contexts.yaml"
     script:
         "../scripts/ctx_estimate.py"
 
@@ -118,13 +113,13 @@ rule ctx_ctxlen:
         json=f"{R}/ctx/{{cvar}}/ctxlen.json",
     log:
         f"{R}/logs/ctx-ctxlen-{{cvar}}.log",
+    conda:
+        "../envs/embed.yaml"
     params:
         variant="{cvar}",
         models={m: model_settings(m) for m in MODELS},
         offline=config["offline"],
         language=LANGUAGE,
-    conda:
-        "../envs/embed.yaml"
     script:
         "../scripts/ctx_ctxlen.py"
 
@@ -132,4 +127,3 @@ rule ctx_ctxlen:
 rule estimate:
     input:
         [f"{R}/ctx/{v}/estimate.json" for v in CONTEXT_VARIANTS if v == "A1"],
-    default_target: False

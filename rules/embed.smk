@@ -6,16 +6,12 @@ rule embed_chunks:
         meta=f"{R}/emb/{{variant}}-{{model}}.json",
     log:
         f"{R}/logs/embed-{{variant}}-{{model}}.log",
-    params:
-        variant="{variant}",
-        model_name="{model}",
-        model=lambda wc: model_settings(wc.model),
-        store=STORE,
-        flush_every=lambda wc: MODELS[wc.model]["flush_every"],
-        offline=config["offline"],
-    threads: lambda wc: MODELS[wc.model]["threads"]
     conda:
         "../envs/embed.yaml"
+    threads: lambda wc: MODELS[wc.model]["threads"]
+    params:
+        **embedding_params(),
+        variant="{variant}",
     script:
         "../scripts/embed_chunks.py"
 
@@ -28,14 +24,10 @@ rule embed_questions:
         meta=f"{R}/emb/q-{{model}}.json",
     log:
         f"{R}/logs/embed-q-{{model}}.log",
-    params:
-        model_name="{model}",
-        model=lambda wc: model_settings(wc.model),
-        store=STORE,
-        flush_every=lambda wc: MODELS[wc.model]["flush_every"],
-        offline=config["offline"],
-    threads: lambda wc: MODELS[wc.model]["threads"]
     conda:
         "../envs/embed.yaml"
+    threads: lambda wc: MODELS[wc.model]["threads"]
+    params:
+        **embedding_params(),
     script:
         "../scripts/embed_questions.py"

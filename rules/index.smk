@@ -8,16 +8,16 @@ rule index:
         matrix=f"{R}/index/bm25-{{variant}}.npz",
     log:
         f"{R}/logs/index-{{variant}}.log",
+    conda:
+        "../envs/search.yaml"
+    threads: config["bm25"]["threads"]
     params:
         variant="{variant}",
         models=lambda wc: models_for(wc.variant),
         bm25=BM25,
-        qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
+        qdrant_path=lambda wc: qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
         store=STORE,
-    threads: config["bm25"]["threads"]
-    conda:
-        "../envs/search.yaml"
     script:
         "../scripts/index.py"

@@ -9,6 +9,8 @@ rule pairs:
         json=f"{R}/pairs.json",
     log:
         f"{R}/logs/pairs.log",
+    conda:
+        "../envs/data.yaml"
     params:
         conditions=CONDITIONS,
         comparisons=comparisons(),
@@ -25,7 +27,5 @@ rule pairs:
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
         language=config["report"]["language"],
-    conda:
-        "../envs/data.yaml"
     script:
         "../scripts/pairs.py"

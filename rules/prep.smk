@@ -6,9 +6,9 @@ rule prep:
         docs=f"{R}/docs.jsonl",
     log:
         f"{R}/logs/prep.log",
-    params:
-        corpus=CORPUS,
     conda:
         "../envs/data.yaml"
+    params:
+        corpus=CORPUS,
     script:
         "../scripts/prep.py"

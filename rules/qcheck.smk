@@ -8,12 +8,12 @@ rule questions:
         sets=f"{R}/question-sets.json",
     log:
         f"{R}/logs/questions.log",
+    conda:
+        "../envs/data.yaml"
     params:
         sets=QUESTION_SETS,
         corpus=CORPUS,
         content=QUESTIONS_CONTENT,
-    conda:
-        "../envs/data.yaml"
     script:
         "../scripts/questions.py"
 
@@ -29,10 +29,10 @@ rule qcheck:
         gold=f"{R}/gold{{tag}}.json",
     log:
         f"{R}/logs/qcheck{{tag}}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         gap_sets=config["questions"]["gap_sets"],
         strict=lambda wc: config["questions"]["strict"] and not wc.tag,
-    conda:
-        "../envs/data.yaml"
     script:
         "../scripts/qcheck.py"

@@ -1,5 +1,6 @@
 # The reader's view: plots and one summary page, collected by `snakemake --report results/report.html`.
 
+
 report: "../report/workflow.rst"
 
 
@@ -30,10 +31,10 @@ rule summary:
         html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),
     log:
         f"{R}/logs/summary.log",
+    conda:
+        "../envs/report.yaml"
     params:
         ledger_variants=list(CONTEXT_VARIANTS),
         language=config["report"]["language"],
-    conda:
-        "../envs/report.yaml"
     script:
         "../scripts/summary.py"

@@ -10,6 +10,8 @@ rule score:
         qrels=f"{R}/runs/qrels.txt",
     log:
         f"{R}/logs/score.log",
+    conda:
+        "../envs/report.yaml"
     params:
         conditions=CONDITIONS,
         groups=GROUPS,
@@ -19,7 +21,5 @@ rule score:
         main_group=MAIN_GROUP,
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],
-    conda:
-        "../envs/report.yaml"
     script:
         "../scripts/score.py"

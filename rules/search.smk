@@ -8,15 +8,15 @@ rule search_dense:
         trec=f"{R}/runs/deep/{{model}}-{{variant}}.trec",
     log:
         f"{R}/logs/search-{{model}}-{{variant}}.log",
+    conda:
+        "../envs/search.yaml"
     params:
         name="{model}:{variant}",
         model="{model}",
         k=SEARCH_DEPTH,
-        qdrant_path=lambda wc: qdrant_params(wc.variant)["qdrant_path"],
+        qdrant_path=lambda wc: qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
-    conda:
-        "../envs/search.yaml"
     script:
         "../scripts/search_dense.py"
 
@@ -31,11 +31,11 @@ rule search_bm25:
         trec=f"{R}/runs/deep/bm25-{{variant}}.trec",
     log:
         f"{R}/logs/search-bm25-{{variant}}.log",
+    conda:
+        "../envs/search.yaml"
     params:
         name="bm25:{variant}",
         k=SEARCH_DEPTH,
-    conda:
-        "../envs/search.yaml"
     script:
         "../scripts/search_bm25.py"
 
@@ -49,15 +49,15 @@ rule fuse:
         trec=f"{R}/runs/deep/{{hybrid}}-{{variant}}.trec",
     log:
         f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
+    conda:
+        "../envs/search.yaml"
     params:
         name="{hybrid}:{variant}",
         preset=lambda wc: HYBRIDS[wc.hybrid][1],
         fusion=lambda wc: config["fusion"]["presets"][HYBRIDS[wc.hybrid][1]],
         k=SEARCH_DEPTH,
-    conda:
-        "../envs/search.yaml"
     script:
-        "../scripts/search_fuse.py"
+        "../scripts/fuse.py"
 
 
 CUT = [(r, v) for r, v in [*CONDITIONS, *COMPARED_CONDITIONS] if not r.startswith("r-")]  # rerank cuts its own
@@ -73,12 +73,12 @@ rule cut_runs:
         trecs=[run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
     log:
         f"{R}/logs/cut-runs.log",
-    params:
-        names=[f"{r}:{v}" for r, v in CUT],
-        k=TOP_K,
     localrule: True
     conda:
         "../envs/search.yaml"
+    params:
+        names=[f"{r}:{v}" for r, v in CUT],
+        k=TOP_K,
     script:
         "../scripts/cut_runs.py"
 
@@ -93,14 +93,14 @@ rule rerank:
         trec=f"{R}/runs/r-{{base}}-{{variant}}.trec",
     log:
         f"{R}/logs/rerank-{{base}}-{{variant}}.log",
+    conda:
+        "../envs/embed.yaml"
+    threads: config["rerank"]["threads"]
     params:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
         k=TOP_K,
         store=STORE,
         offline=config["offline"],
-    threads: config["rerank"]["threads"]
-    conda:
-        "../envs/embed.yaml"
     script:
         "../scripts/rerank.py"

@@ -5,11 +5,11 @@ rule tokens:
         tokens=f"{R}/tokens.json",
     log:
         f"{R}/logs/tokens.log",
+    conda:
+        "../envs/embed.yaml"
     params:
         variants=VARIANTS,
         models={m: model_settings(m) for m in MODELS},
         offline=config["offline"],
-    conda:
-        "../envs/embed.yaml"
     script:
         "../scripts/tokens.py"

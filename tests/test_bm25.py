@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import KiwiTokenizer, build_index, doc_vectors, query_vector, top_k
+from ctxret.bm25 import KiwiTokenizer, SimpleTokenizer, build_index, doc_vectors, query_vector, top_k
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [
@@ -26,18 +26,21 @@ def tokenizer():
 
 
 def test_identifiers_are_one_token_and_particles_still_go(tokenizer):
-    tokens = tokenizer("max.poll.interval.ms를 넘기면 Idempotency-Key와 order-1003, ERR_CONNECTION_RESET은")
+    (tokens,) = tokenizer.many(["max.poll.interval.ms를 넘기면 Idempotency-Key와 order-1003, ERR_CONNECTION_RESET은"])
     for ident in ("max.poll.interval.ms", "idempotency-key", "order-1003", "err_connection_reset"):
         assert ident in tokens
     assert "를" not in tokens and "max" not in tokens
 
 
 def test_lowercase_is_configurable():
-    assert "Idempotency-Key" in KiwiTokenizer(POS, lowercase=False)("Idempotency-Key 헤더")
+    assert "Idempotency-Key" in KiwiTokenizer(POS, lowercase=False).many(["Idempotency-Key 헤더"])[0]
 
 
-def test_many_equals_one_by_one(tokenizer):
-    assert tokenizer.many(TEXTS) == [tokenizer(t) for t in TEXTS]
+def test_the_simple_tokenizer_keeps_identifiers_whole_and_words_clean():
+    """What corpora in other languages and code get (Kiwi cuts `header.` into `h`, `eader.`)."""
+    (tokens,) = SimpleTokenizer(lowercase=True).many(["Send an Idempotency-Key header. Use os.path.join, not +."])
+    assert tokens == ["send", "an", "idempotency-key", "header", "use", "os.path.join", "not"]
+    assert SimpleTokenizer(lowercase=False).many(["Path.read_text"]) == [["Path.read_text"]]
 
 
 BUILD = """
@@ -68,7 +71,7 @@ def test_qdrant_sparse_search_equals_bm25s(tokenizer):
     client.upsert("v", [models.PointStruct(id=i, vector={"bm25": models.SparseVector(indices=ids, values=vals)})
                         for i, (ids, vals) in enumerate(doc_vectors(matrix))])
     for query in ("레디스 키 정책 lru", "컨슈머 그룹 리밸런싱 max.poll.interval.ms", "재시도 오류 연결"):
-        tokens = tokenizer(query)
+        (tokens,) = tokenizer.many([query])
         expected = retriever.get_scores(tokens)
         ids, vals = query_vector(tokens, vocab)
         hits = client.query_points("v", query=models.SparseVector(indices=ids, values=vals),
@@ -86,4 +89,4 @@ def test_qdrant_sparse_search_equals_bm25s(tokenizer):
 
 def test_a_query_of_unknown_terms_is_empty(tokenizer):
     _, vocab, _ = build_index(tokenizer.many(TEXTS), 1.5, 0.75)
-    assert query_vector(tokenizer("전혀 관계없는 고양이 사료"), vocab) == ([], [])
+    assert query_vector(tokenizer.many(["전혀 관계없는 고양이 사료"])[0], vocab) == ([], [])

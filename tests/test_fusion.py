@@ -1,7 +1,7 @@
 """Fusion on lists whose scores are computed by hand."""
 import pytest
 
-from ctxret.fusion import rrf, weighted_reciprocal
+from ctxret.fusion import rrf
 
 
 def test_reference_rrf_k2_ranks_from_zero():
@@ -30,8 +30,8 @@ def test_weights_and_depth():
     assert fused["c"] == pytest.approx(0.4 / 61)
 
 
-def test_weighted_reciprocal_rank():
-    fused = dict(weighted_reciprocal([["a", "b"], ["b"]], weights=[0.8, 0.2], depth=50))
+def test_weighted_reciprocal_rank_is_rrf_with_k_0_from_rank_1():
+    fused = dict(rrf([["a", "b"], ["b"]], k=0, rank_base=1, weights=[0.8, 0.2], depth=50))
     assert fused == pytest.approx({"a": 0.8, "b": 0.8 / 2 + 0.2})
 
 

@@ -65,9 +65,6 @@ class KiwiTokenizer:
         forms = [t.form for t in tokens if t.tag in self.pos]
         return [f.lower() for f in forms] if self.lowercase else forms
 
-    def __call__(self, text: str) -> list[str]:
-        return self._keep(self.kiwi.tokenize(text, pretokenized=self.identifier_spans(text)))
-
     def many(self, texts: list[str]) -> list[list[str]]:
         return [self._keep(t) for t in self.kiwi.tokenize(texts, pretokenized=self.identifier_spans)]
 

@@ -23,9 +23,3 @@ def rrf(lists: Sequence[Sequence[str]], k: float, rank_base: int, weights: Seque
         for rank, cid in enumerate(ids[:depth], start=rank_base):
             scores[cid] = scores.get(cid, 0.0) + w / (k + rank)
     return order(scores)
-
-
-def weighted_reciprocal(lists: Sequence[Sequence[str]], weights: Sequence[float],
-                        depth: int) -> list[tuple[str, float]]:
-    """Weighted 1/rank (ranks from 1): RRF with k=0, rank base 1."""
-    return rrf(lists, k=0, rank_base=1, weights=weights, depth=depth)
