@@ -59,8 +59,11 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the corpus, config, results and logs")
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-search-"))
-    models = {m: {"backend": "sentence-transformers", "model": f"stand-in/{m}", "variants": ["T0", "T1", "X1"]}
-              for m in DIMS}
+    models = {}
+    for m in DIMS:  # an empty directory per model: the checks find "weights", the stand-ins load none
+        (work / "stand-in" / m).mkdir(parents=True, exist_ok=True)
+        models[m] = {"backend": "sentence-transformers", "model": str(work / "stand-in" / m),
+                     "variants": ["T0", "T1", "X1"]}
     config, _, _ = build_inputs(1, work, models=models)
     results, logs = work / "results", work / "logs"
     logs.mkdir()
