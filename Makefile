@@ -38,7 +38,7 @@ regress: setup
 lint: setup
 	$(BIN)/snakemake --lint
 
-bench: setup    # every stage's figure and target (benchmarks/), ~20 min on 2 cores
+bench: setup    # every stage's figure and target (benchmarks/), 10-20 min on 2 cores
 	$(BIN)/python benchmarks/bench_all.py
 
 clean:

@@ -6,7 +6,7 @@ against the loopback fake Messages API (tests/fakes/llm_servers.py), which answe
 so what is timed is the workflow's own cost. Per scale, with --cores 2 and the default profile
 (llm_workers=4):
 
-- prep + chunks (set-up);
+- set-up: prep, chunks, qcheck and the estimate (what the A1 jobs wait for);
 - A1: `var-A1.jsonl` (per-document shards, one job per document, the variant file): time,
   calls, files written (results/, the store, Snakemake's .snakemake/), peak memory, and the most
   documents whose calls were in flight at once;
@@ -105,7 +105,7 @@ def measure(scale: int, work: Path, server) -> dict[str, Step]:
         run = snakemake(config, logs / f"{name}.log", *(str(results / t) for t in targets))
         return Step(run, len(server.requests) - calls, written(before, mtimes(places)))
 
-    steps = {"prep + chunks": step("prep-chunks", "chunks.jsonl"),
+    steps = {"set-up (prep..estimate)": step("set-up", "chunks.jsonl", "gold.json", "ctx/A1/estimate.json"),
              "A1 contexts + variant": step("a1", "var-A1.jsonl")}
     steps["A1 contexts + variant"].in_flight = most_in_flight(results)
     steps["X1 contexts + variant"] = step("x1", "var-X1.jsonl")
