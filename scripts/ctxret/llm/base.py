@@ -1,6 +1,8 @@
 """What every backend shares: the result of one call, one failed attempt, the base class."""
 from __future__ import annotations
 
+import functools
+import importlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +52,36 @@ class Backend:
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
         """One attempt; raises AttemptFailed (worth another attempt) or Unreachable."""
         raise NotImplementedError
+
+
+class SdkBackend(Backend):
+    """A backend over an official SDK (anthropic, openai). The SDK (over a second to import) is
+    loaded on the first call: a document answered from the store never pays for it."""
+
+    sdk_module = ""     # the SDK's module
+    client_class = ""   # its client class
+
+    def __init__(self, settings: dict, api_key: str):
+        """`settings`: contexts.llm, checked and completed by the config schema."""
+        self.model, self.max_tokens, self.temperature = settings["model"], settings["max_tokens"], settings["temperature"]
+        self.api_key, self.base_url, self.timeout_s = api_key, settings["base_url"] or None, settings["timeout_s"]
+
+    @functools.cached_property
+    def sdk(self):
+        return importlib.import_module(self.sdk_module)
+
+    @functools.cached_property
+    def client(self):
+        return getattr(self.sdk, self.client_class)(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                                    timeout=self.timeout_s)
+
+    def identity(self) -> dict:
+        return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
+                "temperature": self.temperature}
+
+    def request(self, create) -> tuple[Any, int]:
+        """(response, duration_ms) of create(), failures named with the service's URL (sdk_call)."""
+        return sdk_call(self.sdk, self.base_url or str(self.client.base_url), create)
 
 
 def usage_dict(**counts: Any) -> dict:

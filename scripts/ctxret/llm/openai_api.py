@@ -2,43 +2,24 @@
 
 The document is the system message, first, so servers that cache prompt prefixes (OpenAI,
 vLLM's prefix caching) reuse it across a document's calls; `prompt_tokens` counts the cached
-tokens too, so the uncached input is `prompt_tokens - cached_tokens`. The SDK is loaded on the
-first call: a document answered from the store never pays for it.
+tokens too, so the uncached input is `prompt_tokens - cached_tokens`.
 """
 from __future__ import annotations
 
-import functools
 import os
 
-from .base import AttemptFailed, Backend, CallResult, sdk_call, usage_dict
+from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 
 
-class OpenAIBackend(Backend):
+class OpenAIBackend(SdkBackend):
     name = "openai"
+    sdk_module, client_class = "openai", "OpenAI"
 
     def __init__(self, settings: dict):
-        """`settings`: contexts.llm, checked and completed by the config schema."""
-        self.model, self.max_tokens, self.temperature = settings["model"], settings["max_tokens"], settings["temperature"]
-        self.api_key = os.environ.get(settings["api_key_env"]) or "none"
-        self.base_url = settings["base_url"]
-        self.timeout_s = settings["timeout_s"]
-
-    @functools.cached_property
-    def sdk(self):
-        import openai
-        return openai
-
-    @functools.cached_property
-    def client(self):
-        return self.sdk.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
-                               timeout=self.timeout_s)
-
-    def identity(self) -> dict:
-        return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
-                "temperature": self.temperature}
+        super().__init__(settings, os.environ.get(settings["api_key_env"]) or "none")
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        response, duration_ms = sdk_call(self.sdk, self.base_url, lambda: self.client.chat.completions.create(
+        response, duration_ms = self.request(lambda: self.client.chat.completions.create(
             model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}]))
         raw = response.model_dump(mode="json")
