@@ -3,8 +3,6 @@ from pathlib import Path
 import re
 import sys
 
-from snakemake.utils import update_config
-
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
@@ -16,7 +14,7 @@ from ctxret.llm import make_backend  # noqa: E402
 from ctxret.models import model_dir  # noqa: E402
 from ctxret.paired import resolve_primary  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
-from ctxret.settings import complete, read_config, where  # noqa: E402
+from ctxret.settings import complete, merged, read_config, where  # noqa: E402
 
 
 def fail(error):
@@ -41,9 +39,7 @@ def workflow_file(path):
 CONFIG_FILES = tuple(map(str, workflow.overwrite_configfiles)) or ("config/config.yaml",)
 try:
     if not workflow.overwrite_configfiles:
-        _demo = read_config(workflow_file(CONFIG_FILES[0]))
-        update_config(_demo, dict(config))
-        config.update(_demo)
+        config.update(merged(read_config(workflow_file(CONFIG_FILES[0])), dict(config)))
     _completed = complete(config, CONFIG_FILES)
 except InputError as e:
     fail(e)

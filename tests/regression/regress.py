@@ -15,7 +15,6 @@ base config says, or at $CTXRET_KORQUAD; without it the case is skipped, saying 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import subprocess
@@ -26,17 +25,12 @@ from pathlib import Path
 
 import yaml
 
+from ctxret.settings import merged
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).resolve().parent
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 SOURCE_ENV = "CTXRET_KORQUAD"
-
-
-def merged(base: dict, changes: dict) -> dict:
-    out = copy.deepcopy(base)
-    for key, value in changes.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
 
 
 def load_case(path: Path) -> dict:
