@@ -117,36 +117,37 @@ def run(input, output, params, **_) -> None:
                    ContextStore(params.store))
 
 
+def documents_with_chunks(docs_path: str, chunks_path: str, slugs: list[str]) -> dict[str, tuple[dict, list[dict]]]:
+    """{slug: (document, its chunks)} for each of `slugs`; InputError for a slug with no document."""
+    wanted = set(slugs)
+    docs = {d["slug"]: d for d in read_jsonl(docs_path) if d["slug"] in wanted}
+    chunks: dict[str, list[dict]] = defaultdict(list)
+    for c in read_jsonl(chunks_path):
+        if c["slug"] in wanted:
+            chunks[c["slug"]].append(c)
+    missing = next((s for s in slugs if s not in docs), None)
+    if missing is not None:
+        raise InputError(f"{docs_path}: no document {missing!r}")
+    return {s: (docs[s], chunks[s]) for s in slugs}
+
+
 def run_free(input, output, params, **_) -> None:
     """The free variant (X1): every document in one job (milliseconds a document)."""
     paths = [Path(p) for p in output]
-    wanted = {p.stem for p in paths}
-    docs = {d["slug"]: d for d in read_jsonl(input.docs) if d["slug"] in wanted}
-    chunks: dict[str, list[dict]] = defaultdict(list)
-    for c in read_jsonl(input.chunks):
-        if c["slug"] in wanted:
-            chunks[c["slug"]].append(c)
     backend = make_backend(dict(params.llm))
     prompt = read_prompt(input.template)
-    for path in paths:
-        if path.stem not in docs:
-            raise InputError(f"{input.docs}: no document {path.stem!r}")
-        write_document(path, params.variant, docs[path.stem], chunks[path.stem], backend, prompt,
-                       params, None)
+    for path, (doc, chunks) in zip(paths, documents_with_chunks(input.docs, input.chunks,
+                                                                [p.stem for p in paths]).values()):
+        write_document(path, params.variant, doc, chunks, backend, prompt, params, None)
 
 
 def run_shards(input, output, **_) -> None:
     """Each document with its chunks, one file per document: what an A1 job reads."""
-    paths = {Path(p).stem: Path(p) for p in output}
-    docs = {d["slug"]: d for d in read_jsonl(input.docs) if d["slug"] in paths}
-    chunks: dict[str, list[dict]] = defaultdict(list)
-    for c in read_jsonl(input.chunks):
-        chunks[c["slug"]].append(c)
-    for slug, path in paths.items():
-        if slug not in docs:
-            raise InputError(f"{input.docs}: no document {slug!r}")
-        write_json(path, {"doc": docs[slug], "chunks": chunks[slug]})
-    print(f"shards: {len(paths)} documents, {sum(len(chunks[s]) for s in paths)} chunks")
+    paths = [Path(p) for p in output]
+    shards = documents_with_chunks(input.docs, input.chunks, [p.stem for p in paths])
+    for path, (doc, chunks) in zip(paths, shards.values()):
+        write_json(path, {"doc": doc, "chunks": chunks})
+    print(f"shards: {len(paths)} documents, {sum(len(chunks) for _, chunks in shards.values())} chunks")
 
 
 def record(variant_dir: str, chunk_id: str) -> dict:
