@@ -1,7 +1,6 @@
 """Context reports: the estimate before spending, and the ledger after (stats), side by side."""
 from __future__ import annotations
 
-
 import yaml
 
 from .errors import InputError

@@ -17,7 +17,6 @@ from .stats import holm
 from .wording import wording
 
 
-
 def question_files(records: dict[str, dict]) -> list[dict]:
     """Each question set as the questions stage read it: format, gold kinds, content sha256 and
     its source files (path, sha256, modification time)."""
