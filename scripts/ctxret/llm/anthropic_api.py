@@ -9,7 +9,12 @@ from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 
 class AnthropicBackend(SdkBackend):
     name = "anthropic"
-    sdk_module, client_class = "anthropic", "Anthropic"
+    client_class = "Anthropic"
+
+    @staticmethod
+    def load_sdk():
+        import anthropic
+        return anthropic
 
     def __init__(self, settings: dict):
         api_key = os.environ.get(settings["api_key_env"])

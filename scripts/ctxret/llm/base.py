@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -58,17 +57,21 @@ class SdkBackend(Backend):
     """A backend over an official SDK (anthropic, openai). The SDK (over a second to import) is
     loaded on the first call: a document answered from the store never pays for it."""
 
-    sdk_module = ""     # the SDK's module
-    client_class = ""   # its client class
+    client_class = ""   # the SDK's client class
 
     def __init__(self, settings: dict, api_key: str):
         """`settings`: contexts.llm, checked and completed by the config schema."""
         self.model, self.max_tokens, self.temperature = settings["model"], settings["max_tokens"], settings["temperature"]
         self.api_key, self.base_url, self.timeout_s = api_key, settings["base_url"] or None, settings["timeout_s"]
 
+    @staticmethod
+    def load_sdk():
+        """The SDK's module (an import statement, so that the stage's env check sees it)."""
+        raise NotImplementedError
+
     @functools.cached_property
     def sdk(self):
-        return importlib.import_module(self.sdk_module)
+        return self.load_sdk()
 
     @functools.cached_property
     def client(self):

@@ -13,7 +13,12 @@ from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 
 class OpenAIBackend(SdkBackend):
     name = "openai"
-    sdk_module, client_class = "openai", "OpenAI"
+    client_class = "OpenAI"
+
+    @staticmethod
+    def load_sdk():
+        import openai
+        return openai
 
     def __init__(self, settings: dict):
         super().__init__(settings, os.environ.get(settings["api_key_env"]) or "none")
