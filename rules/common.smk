@@ -65,7 +65,7 @@ MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
 config["score"]["main_group"] = MAIN_GROUP  # resolved once, for every reader (the report's captions too)
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
-FREE_CONTEXT = {"backend": "heuristic", "language": LANGUAGE}  # X1: title, section, its first sentence
+FREE_CONTEXT = {"backend": "heuristic", "language": LANGUAGE}  # X1: from the document structure
 CONTEXT_VARIANTS = {
     **({"X1": FREE_CONTEXT} if config["contexts"]["free"] else {}),
     **({"A1": config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {}),

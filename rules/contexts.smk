@@ -49,6 +49,7 @@ rule contexts:
 
 # The free variant (X1): every document in one job. It costs milliseconds a document, and
 # per-document jobs would each start Python. Never stored: recomputed, the same every time.
+# It counts tokens with the tokenizers of the models that embed X1 (so the embed env).
 rule contexts_free:
     input:
         docs=f"{R}/docs.jsonl",
@@ -59,9 +60,11 @@ rule contexts_free:
     log:
         f"{R}/logs/ctx/X1.log",
     conda:
-        "../envs/contexts.yaml"
+        "../envs/embed.yaml"
     params:
         **context_params("X1", FREE_CONTEXT, attempts=1, backoff_s=0),
+        models={m: model_settings(m) for m in models_for("X1")},
+        offline=config["offline"],
     script:
         "../scripts/contexts_free.py"
 

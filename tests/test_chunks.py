@@ -177,6 +177,14 @@ def test_a_chunk_that_is_only_a_heading_has_an_empty_t0(tmp_path, capsys):
     assert "chunks whose T0 is empty (body only a heading line) 1" in capsys.readouterr().out
 
 
+def test_the_chunks_log_names_chunks_with_the_same_text(tmp_path, capsys):
+    docs = [{"slug": "a", "title": "가", "body": "같은 문단.\n\n다른 문단."},
+            {"slug": "b", "title": "나", "body": "같은 문단.\n\n또 다른 문단."}]
+    rows = read_lines(run_chunks(tmp_path, docs, 10))
+    assert [r["text"] for r in rows] == ["같은 문단.", "다른 문단.", "같은 문단.", "또 다른 문단."]
+    assert "chunks with the same text as another chunk 2 in 1 groups: 00000 = 00002" in capsys.readouterr().out
+
+
 # ---- package bugs --------------------------------------------------------------------------
 
 S10 = "가나다라마바사아자."  # exactly 10 characters

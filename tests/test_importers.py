@@ -54,8 +54,9 @@ def test_squad_gold_passage_is_the_run_of_sentences_holding_the_answer_and_uniqu
     assert {q["id"]: q["cluster"] for q in questions} == {
         "r-1": "레디스_캐시#p0", "r-2": "레디스_캐시#p0", "r-3": "레디스_캐시#p1", "k-1": "카프카#p0"}
     # r-4's sentence is in two paragraphs; r-5 and r-6 share a text with other passages; r-7 repeats r-1
-    assert reports["S"] == ["7 questions read; dropped: passage not unique in its document 1, same text and "
-                            "gold as another question 1, same text as another question, other gold 2"]
+    # read counts every question of the kept documents: kept + each drop
+    assert reports["S"] == ["8 questions read; dropped: passage not unique in its document 1, same text and "
+                            "gold as another question 1, same text as another question, other gold 2; kept 4"]
 
 
 def test_squad_subset_is_seeded_and_reported():

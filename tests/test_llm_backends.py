@@ -7,6 +7,7 @@ import pytest
 from ctxret.errors import InputError
 from ctxret.llm import AttemptFailed, CallResult, ContextFailed, call_with_retries
 from ctxret.llm.claude_cli import MAX_ARG_BYTES, parse_output
+from ctxret.llm.heuristic import HeuristicBackend, context_forms
 from ctxret.prompt import parse_prompt
 from fakes.llm_servers import anthropic_server, openai_server
 
@@ -348,6 +349,45 @@ def test_heuristic_speaks_the_corpus_language():
         "The section's first sentence: 서킷 브레이커는 closed, open, half-open 세 상태를 오간다.")
     assert backend_for({"backend": "heuristic", "language": "de"}).call("", "", DOC, CHUNK).context \
         == english.call("", "", DOC, CHUNK).context   # every language but Korean gets the English pattern
+
+
+PLAIN = ("잠실야구장은 서울 송파구에 있다. 1982년에 문을 열었다.\n\n"
+         "두 구단이 이 구장을 함께 쓴다. 관중석은 2만 5천 석이다.\n\n"
+         "2026년에 새 구장 공사가 시작된다.")
+PLAIN_DOC = {"slug": "잠실야구장", "title": "잠실야구장", "body": PLAIN}
+
+
+def plain_chunk(text: str) -> dict:
+    start = PLAIN.index(text)
+    return {"chunk_id": "00002", "slug": "잠실야구장", "title": "잠실야구장", "section": "",
+            "start": start, "end": start + len(text), "text": text}
+
+
+def test_heuristic_on_a_document_without_headings_names_the_neighbour_sentences_not_an_introduction():
+    backend = backend_for({"backend": "heuristic", "language": "ko"})
+    middle = backend.call("", "", PLAIN_DOC, plain_chunk("두 구단이 이 구장을 함께 쓴다. 관중석은 2만 5천 석이다.")).context
+    assert middle == ("이 부분은 「잠실야구장」 글의 일부다. 바로 앞 문장: 1982년에 문을 열었다. "
+                      "바로 뒤 문장: 2026년에 새 구장 공사가 시작된다.")
+    first = backend.call("", "", PLAIN_DOC, plain_chunk("잠실야구장은 서울 송파구에 있다. 1982년에 문을 열었다.")).context
+    assert first == "이 부분은 「잠실야구장」 글의 일부다. 바로 뒤 문장: 두 구단이 이 구장을 함께 쓴다."
+    alone = {"slug": "a", "title": "짧은 글", "body": "한 문장뿐이다."}
+    only = backend.call("", "", alone, {"section": "", "start": 0, "end": len(alone["body"]), "text": alone["body"]})
+    assert only.context == "이 부분은 「짧은 글」 글의 일부다."
+    assert all("도입부" not in c for c in (middle, first, only.context))
+
+
+def test_heuristic_takes_the_fullest_form_that_fits():
+    chunk = plain_chunk("두 구단이 이 구장을 함께 쓴다. 관중석은 2만 5천 석이다.")
+    forms = context_forms(PLAIN_DOC, chunk, "ko")
+    assert forms[-2:] == ["이 부분은 「잠실야구장」 글의 일부다.", ""] and len(forms) == 4
+    assert forms[1] == "이 부분은 「잠실야구장」 글의 일부다. 바로 앞 문장: 1982년에 문을 열었다."
+    for limit, expected in ((len(forms[0]), forms[0]), (len(forms[1]), forms[1]), (len(forms[2]), forms[2]),
+                            (0, forms[2])):           # nothing fits: T1 itself is over, the title stays
+        backend = HeuristicBackend({"language": "ko"}, lambda c, _: 0 < len(c) <= limit or (c == "" and limit))
+        assert backend.call("", "", PLAIN_DOC, chunk).context == expected
+    sectioned = context_forms(DOC, CHUNK, "ko")
+    assert sectioned == [backend_for({"backend": "heuristic", "language": "ko"}).call("", "", DOC, CHUNK).context,
+                         "이 부분은 「서킷 브레이커」 글의 「세 가지 상태」 절에 속한다.", ""]
 
 
 # -- prompt and identity ------------------------------------------------------------------------

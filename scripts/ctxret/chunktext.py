@@ -1,7 +1,8 @@
 """Chunk text formats every stage shares: paragraph blocks, sentence ends, the variant texts.
 
 T1 = "{title}\\n{section}\\n\\n{body}" (the baseline), T0 = the body without a leading `## ` line,
-a context variant (X1, A1) = "{context}\\n\\n{T1}". Boundaries are the chunk's own in every variant.
+a context variant (X1, A1) = "{context}\\n\\n{T1}" (T1 alone for an empty context). Boundaries
+are the chunk's own in every variant.
 """
 from __future__ import annotations
 
@@ -68,4 +69,6 @@ def t0_text(chunk: dict) -> str:
 
 
 def with_context(context: str, chunk: dict) -> str:
-    return f"{context.strip()}\n\n{t1_text(chunk)}"
+    """An empty context (the free X1 where nothing else fits) leaves T1 as it is."""
+    context = context.strip()
+    return f"{context}\n\n{t1_text(chunk)}" if context else t1_text(chunk)

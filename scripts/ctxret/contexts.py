@@ -1,9 +1,5 @@
-"""contexts: one call per chunk, the document once as the system prompt, paid once ever.
-
-A document's chunks go sequentially (later calls read the prompt cache the first wrote); each
-paid answer is stored in the content-addressed store under the sha256 of backend identity,
-prompt template, extra sentence, document and chunk text, and looked up before any call. A
-free backend (X1) is computed afresh, never stored. Questions are never an input here.
+"""contexts: an LLM variant (A1), one job per document, each paid answer paid once ever
+(ctxret.docctx); the shards those jobs read; one chunk's record on demand.
 
     python -m ctxret.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
 """
@@ -11,134 +7,21 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
+from .docctx import ContextStore, documents_with_chunks, write_document
 from .errors import InputError
-from .fileio import read_json, read_jsonl, sha256_text, write_json, write_jsonl
-from .llm import Backend, ContextFailed, call_with_retries, make_backend
-from .prompt import Prompt, read_prompt
-from .store import JsonStore, content_key
-from .chunktext import t1_text
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-class ContextStore:
-    """Answers and the failed attempts of chunks that never got one."""
-
-    def __init__(self, root: str):
-        self.answers = JsonStore(root, "ctx")
-        self.failures = JsonStore(root, "ctx-failed")
-
-    def failed_attempts(self, key: str) -> list[dict]:
-        return (self.failures.get(key) or {}).get("discarded", [])
-
-    def record_failure(self, key: str, discarded: list[dict]) -> None:
-        self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
-
-
-def chunk_key(identity: dict, prompt_sha: str, extra: str, document: str, chunk_text: str) -> str:
-    return content_key(backend=identity, template_sha256=prompt_sha, extra_sentence=extra,
-                       document_sha256=sha256_text(document), chunk_sha256=sha256_text(chunk_text))
-
-
-@dataclass
-class DocumentResult:
-    records: list[dict] = field(default_factory=list)  # one per chunk that has a context
-    calls: int = 0                                      # attempts made now, discarded included
-    from_store: int = 0                                 # chunks answered before this run
-    failed: list[str] = field(default_factory=list)     # chunk ids left without a context
-
-
-def document_contexts(doc: dict, chunks: list[dict], backend: Backend, prompt: Prompt, extra: str,
-                      store: ContextStore | None, attempts: int, backoff_s: float) -> DocumentResult:
-    """Every chunk's context, from the store when it holds one; `store` None (free backends):
-    computed, not stored, without timestamps (the records are the same in every run)."""
-    identity = backend.identity()
-    system = prompt.system_for(doc["body"])  # the same bytes in every call of this document
-    out = DocumentResult()
-    for chunk in chunks:
-        text = t1_text(chunk)
-        key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
-        answer = store.answers.get(key) if store else None
-        if answer is not None:
-            out.from_store += 1
-        else:
-            started = now() if store else None
-            try:
-                result, discarded = call_with_retries(backend, system, prompt.user_for(text, extra),
-                                                      doc, chunk, attempts, backoff_s)
-            except ContextFailed as e:
-                if store:
-                    store.record_failure(key, e.discarded)
-                out.failed.append(chunk["chunk_id"])
-                out.calls += len(e.discarded)
-                continue
-            out.calls += 1 + len(discarded)
-            answer = {"context": result.context, "raw": result.raw, "usage": result.usage,
-                      "cost_usd": result.cost_usd, "model": result.model,
-                      "duration_ms": result.duration_ms, "num_turns": result.num_turns,
-                      "started": started, "ended": now() if store else None, "identity": identity,
-                      "template_sha256": prompt.sha256,
-                      "discarded": (store.failed_attempts(key) if store else []) + discarded}
-            if store:
-                store.answers.put(key, answer)
-        out.records.append({"chunk_id": chunk["chunk_id"], "slug": doc["slug"], "key": key, **answer})
-    return out
-
-
-def write_document(path: Path, variant: str, doc: dict, chunks: list[dict], backend: Backend,
-                   prompt: Prompt, params, store: ContextStore | None) -> None:
-    """One document's records to `path` (JSON Lines), or InputError naming its chunks left
-    without a context (nothing written then)."""
-    start = time.perf_counter()
-    result = document_contexts(doc, chunks, backend, prompt, params.extra_sentence, store,
-                               int(params.attempts), float(params.backoff_s))
-    if result.failed:
-        raise InputError(f"{variant} {doc['slug']}: no context for chunks {', '.join(result.failed)} "
-                         f"after {params.attempts} attempts each (discarded attempts are kept in "
-                         f"{params.store}/ctx-failed)")
-    write_jsonl(path, result.records)
-    print(f"{variant} {doc['slug']}: chunks {len(chunks)}, calls {result.calls}, "
-          f"from store {result.from_store}, {time.perf_counter() - start:.1f} s")
+from .fileio import read_json, read_jsonl, write_json
+from .llm import make_backend
+from .prompt import read_prompt
 
 
 def run(input, output, params, **_) -> None:
     """An LLM variant (A1), one job per document: its shard in, its records out."""
     shard = read_json(input.shard)
-    write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
-                   make_backend(dict(params.llm)), read_prompt(input.template), params,
-                   ContextStore(params.store))
-
-
-def documents_with_chunks(docs_path: str, chunks_path: str, slugs: list[str]) -> dict[str, tuple[dict, list[dict]]]:
-    """{slug: (document, its chunks)} for each of `slugs`; InputError for a slug with no document."""
-    wanted = set(slugs)
-    docs = {d["slug"]: d for d in read_jsonl(docs_path) if d["slug"] in wanted}
-    chunks: dict[str, list[dict]] = defaultdict(list)
-    for c in read_jsonl(chunks_path):
-        if c["slug"] in wanted:
-            chunks[c["slug"]].append(c)
-    missing = next((s for s in slugs if s not in docs), None)
-    if missing is not None:
-        raise InputError(f"{docs_path}: no document {missing!r}")
-    return {s: (docs[s], chunks[s]) for s in slugs}
-
-
-def run_free(input, output, params, **_) -> None:
-    """The free variant (X1): every document in one job (milliseconds a document)."""
-    paths = [Path(p) for p in output]
-    backend = make_backend(dict(params.llm))
-    prompt = read_prompt(input.template)
-    for path, (doc, chunks) in zip(paths, documents_with_chunks(input.docs, input.chunks,
-                                                                [p.stem for p in paths]).values()):
-        write_document(path, params.variant, doc, chunks, backend, prompt, params, None)
+    print(write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
+                         make_backend(dict(params.llm)), read_prompt(input.template), params,
+                         ContextStore(params.store)))
 
 
 def run_shards(input, output, **_) -> None:

@@ -3,9 +3,15 @@
 RRF: score(d) = sum over lists of weight / (k + rank), rank counted from `rank_base`, over
 the first `depth` entries of each list. The reference's setting is k=2, ranks from 0, depth 20
 (qdrant-client's local RRF); the classic k=60 with ranks from 1 is k=61 from 0.
+
+The sums are exact (fractions; k and the weights read as the decimals they are written as), so
+scores that are mathematically equal are equal and the documented tie rule, (score desc, chunk
+id), decides their order: 7/12 reached as 1/2 + 1/12 ties with 7/12 reached as 1/3 + 1/4, where
+float sums would differ in the last bit. The scores written out are those fractions as floats.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
 
 
@@ -14,12 +20,19 @@ def order(scores: dict[str, float]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def exact(value: float) -> Fraction:
+    """A setting as the decimal it is written as (0.7 is 7/10, not its binary neighbour)."""
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
 def rrf(lists: Sequence[Sequence[str]], k: float, rank_base: int, weights: Sequence[float],
         depth: int) -> list[tuple[str, float]]:
     if len(weights) != len(lists):
         raise ValueError("one weight per list")
-    scores: dict[str, float] = {}
+    k_exact = exact(k)
+    scores: dict[str, Fraction] = {}
     for ids, w in zip(lists, weights):
+        w_exact = exact(w)
         for rank, cid in enumerate(ids[:depth], start=rank_base):
-            scores[cid] = scores.get(cid, 0.0) + w / (k + rank)
-    return order(scores)
+            scores[cid] = scores.get(cid, Fraction(0)) + w_exact / (k_exact + rank)
+    return [(cid, float(score)) for cid, score in order(scores)]

@@ -20,12 +20,15 @@ from .runs import read_run, write_run
 
 
 def exact_top_k(fetch, k: int) -> list[tuple[str, float]]:
-    """`fetch(limit)` -> [(chunk_id, score)]; the top k with deterministic tie order."""
-    limit = k
+    """`fetch(limit)` -> the engine's best `limit` [(chunk_id, score)]; the top k by (score desc,
+    chunk id). The fetch reaches one past k and doubles until the k-th score is strictly above
+    the last one fetched (or the collection is exhausted), so a tie at rank k is decided by chunk
+    id among every tied chunk, never by the engine's order."""
+    limit = k + 1
     while True:
         got = fetch(limit)
         ranked = sorted(got, key=lambda cs: (-cs[1], cs[0]))
-        if len(got) < limit or len(ranked) <= k or ranked[k - 1][1] > ranked[-1][1]:
+        if len(got) < limit or ranked[k - 1][1] > ranked[-1][1]:
             return ranked[:k]
         limit *= 2
 

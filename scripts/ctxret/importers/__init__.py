@@ -92,6 +92,12 @@ def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
     return kept, dropped
 
 
+def drop_report(read: int, dropped: Counter, kept: int) -> str:
+    """"N questions read; dropped: <why> n, ...; kept M", where N = M + every drop."""
+    reasons = ", ".join(f"{why} {n}" for why, n in dropped.items()) or "none"
+    return f"{read} questions read; dropped: {reasons}; kept {kept}"
+
+
 def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
     """The raw question records of one set (each with file and line) and report lines.
     Imported sets drop repeated question texts (reported); a JSONL set keeps every line."""
@@ -114,12 +120,11 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
     else:
         raise InputError(f"config questions.sets.{name}: format {fmt!r} is unknown; "
                          f"choose one of {', '.join(SET_FORMATS)}")
-    read = len(rows)
+    read = len(rows) + sum(dropped.values())  # the importer's own drops happened while reading
     if fmt != "jsonl":
         rows, repeated = drop_repeated_texts(rows)
         dropped.update(repeated)
-    report = [f"{read} questions read; dropped: " + (", ".join(f"{why} {n}" for why, n in dropped.items())
-                                                      or "none")] if fmt != "jsonl" else []
+    report = [drop_report(read, dropped, len(rows))] if fmt != "jsonl" else []
     if 0 < spec["sample"] < len(rows):
         chosen = set(random.Random(spec["seed"]).sample(range(len(rows)), spec["sample"]))
         report.append(f"a seeded sample (seed {spec['seed']}) of {spec['sample']} of {len(rows)} questions")

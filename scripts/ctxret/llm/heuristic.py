@@ -1,48 +1,104 @@
 """heuristic: a free, deterministic context from the document itself (no LLM).
 
-Title, the chunk's section and the first sentence of that section, in one sentence pattern of
-the corpus language (Korean for ko, English for every other language). It is the control: how
-much of an LLM context does plain structure already give?
+What the document's structure says about the chunk, in one sentence pattern of the corpus
+language (Korean for ko, English for every other language):
+- a chunk in a section: the title, the section and the section's first sentence;
+- a chunk before the first `## ` heading of a document that has headings: its introduction, and
+  the introduction's first sentence;
+- a document without headings (an imported article, a SQuAD title): the title and the sentences
+  just before and just after the chunk, never a false "introduction".
+
+Each pattern comes with shorter forms (the lead sentences dropped, then the title alone, then
+nothing): `fits(context, chunk)` picks the fullest form that keeps the chunk's X1 text within
+every truncating model's limit wherever its T1 fits (ctxret.contexts builds it from the model
+slots). It is the control: how much of an LLM context does plain structure already give?
 """
 from __future__ import annotations
 
-from ..chunktext import SENTENCE_END, blocks
+from collections import Counter
+from typing import Callable
+
+from ..chunktext import SENTENCE_END, blocks, sentence_spans
 from .base import Backend, CallResult, usage_dict
 
-VERSION = 1  # bump when the wording changes: it is part of the identity
+VERSION = 2  # bump when the wording or the choice of form changes: it is part of the identity
 MAX_SENTENCE = 200
+NEIGHBOUR_WINDOW = 2000  # characters searched for the sentence before or after a chunk
+
+PATTERNS = {
+    "ko": {"section": "이 부분은 「{title}」 글의 「{section}」 절에 속한다.", "section_lead": "절의 첫 문장",
+           "intro": "이 부분은 「{title}」 글의 도입부에 속한다.", "intro_lead": "글의 첫 문장",
+           "document": "이 부분은 「{title}」 글의 일부다.", "before": "바로 앞 문장", "after": "바로 뒤 문장"},
+    "en": {"section": "This part belongs to the section “{section}” of “{title}”.",
+           "section_lead": "The section's first sentence",
+           "intro": "This part belongs to the introduction of “{title}”.",
+           "intro_lead": "The text's first sentence",
+           "document": "This part is from “{title}”.",
+           "before": "The sentence before it", "after": "The sentence after it"},
+}
+
+
+def fits_always(context: str, chunk: dict) -> bool:
+    return True
 
 
 class HeuristicBackend(Backend):
     name = "heuristic"
 
-    def __init__(self, settings: dict):
+    def __init__(self, settings: dict, fits: Callable[[str, dict], bool] = fits_always):
         self.language = settings["language"]
+        self.fits = fits
+        self.chosen: Counter = Counter()  # which form each call took: fullest, shorter, title, none
 
     def identity(self) -> dict:
         return {"backend": self.name, "version": VERSION, "language": self.language}
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        sentence = section_first_sentence(doc["body"], chunk["section"], chunk["start"])
-        context = heuristic_context(doc["title"], chunk["section"], sentence, self.language)
-        return CallResult(context=context, raw={"result": context, "sentence": sentence},
+        forms = context_forms(doc, chunk, self.language)
+        context = next((c for c in forms if self.fits(c, chunk)), forms[-2])  # T1 alone over: the title
+        self.chosen[form_name(forms, context)] += 1
+        return CallResult(context=context, raw={"result": context, "forms": len(forms),
+                                                "form": forms.index(context)},
                           usage=usage_dict(), cost_usd=0.0, model="heuristic", duration_ms=0,
                           num_turns=0)
 
 
-PATTERNS = {  # (section, its lead), (no section, its lead)
-    "ko": (("이 부분은 「{title}」 글의 「{section}」 절에 속한다.", "절의 첫 문장"),
-           ("이 부분은 「{title}」 글의 도입부에 속한다.", "글의 첫 문장")),
-    "en": (("This part belongs to the section “{section}” of “{title}”.", "The section's first sentence"),
-           ("This part belongs to the introduction of “{title}”.", "The text's first sentence")),
-}
+def context_forms(doc: dict, chunk: dict, language: str) -> list[str]:
+    """The chunk's contexts from the fullest to the shortest; the last is empty."""
+    words = PATTERNS.get(language, PATTERNS["en"])
+    title, section, body = doc["title"], chunk["section"], doc["body"]
+    if section or has_headings(body):
+        kind = "section" if section else "intro"
+        head = words[kind].format(title=title, section=section)
+        lead = section_first_sentence(body, section, chunk["start"])
+        leads = [f"{words[f'{kind}_lead']}: {lead}"] if lead else []
+        return [*([" ".join([head, *leads])] if leads else []), head, ""]
+    head = words["document"].format(title=title)
+    before, after = neighbour_sentences(body, chunk["start"], chunk["end"])
+    parts = [p for p in (f"{words['before']}: {before}" if before else "",
+                         f"{words['after']}: {after}" if after else "") if p]
+    fuller = [" ".join([head, *parts])] if parts else []
+    middle = [f"{head} {parts[0]}"] if len(parts) == 2 else []
+    return [*fuller, *middle, head, ""]
 
 
-def heuristic_context(title: str, section: str, sentence: str, language: str) -> str:
-    (with_section, lead), (intro, intro_lead) = PATTERNS.get(language, PATTERNS["en"])
-    text, lead = (with_section, lead) if section else (intro, intro_lead)
-    text = text.format(title=title, section=section)
-    return f"{text} {lead}: {sentence}" if sentence else text
+def form_name(forms: list[str], context: str) -> str:
+    if context == forms[0]:
+        return "fullest"
+    return "none" if not context else "title" if context == forms[-2] else "shorter"
+
+
+def has_headings(body: str) -> bool:
+    return any(b.heading is not None for b in blocks(body))
+
+
+def neighbour_sentences(body: str, start: int, end: int) -> tuple[str, str]:
+    """The last sentence ending before `start` and the first starting after `end` ("" if none)."""
+    before = sentence_spans(body, max(0, start - NEIGHBOUR_WINDOW), start)
+    after = sentence_spans(body, end, min(len(body), end + NEIGHBOUR_WINDOW))
+    last = body[before[-1][0]:before[-1][1]] if before else ""
+    first = body[after[0][0]:after[0][1]] if after else ""
+    return capped(last), capped(first)
 
 
 def section_first_sentence(body: str, section: str, start: int) -> str:
@@ -66,5 +122,9 @@ def section_first_sentence(body: str, section: str, start: int) -> str:
 
 def first_sentence(paragraph: str) -> str:
     parts = [p.strip() for p in SENTENCE_END.split(paragraph) if p.strip()]
-    sentence = " ".join(parts[0].split()) if parts else ""
+    return capped(parts[0]) if parts else ""
+
+
+def capped(sentence: str) -> str:
+    sentence = " ".join(sentence.split())
     return sentence if len(sentence) <= MAX_SENTENCE else sentence[:MAX_SENTENCE - 1] + "…"

@@ -1,0 +1,95 @@
+"""Exact ties are decided by the documented rule (score desc, chunk id) in fusion, dense search
+and BM25, never by floating-point rounding or by the engine's order."""
+from fractions import Fraction
+
+import numpy as np
+from qdrant_client import QdrantClient
+
+from ctxret.bm25 import SimpleTokenizer, build_index, query_vector, top_k
+from ctxret.fusion import rrf
+from ctxret.index import build_collection
+from ctxret.search import _fetcher, exact_top_k
+
+
+def placed(length: int, at: dict[str, int], filler: str) -> list[str]:
+    """A ranked list of `length` ids with the given ids at the given 0-based positions."""
+    ids = [f"{filler}{i:02d}" for i in range(length)]
+    for cid, pos in at.items():
+        ids[pos] = cid
+    return ids
+
+
+def test_equal_rrf_sums_reached_by_different_ranks_tie_and_the_chunk_id_decides():
+    # k=0, ranks from 1: "b" = 1/2 + 1/12, "a" = 1/3 + 1/4, both exactly 7/12. In floats the
+    # first sum is one ulp above the second, which used to put "b" first.
+    assert 1 / 2 + 1 / 12 > 1 / 3 + 1 / 4
+    first = placed(20, {"b": 1, "a": 2}, "x")
+    second = placed(20, {"a": 3, "b": 11}, "y")
+    fused = rrf([first, second], k=0, rank_base=1, weights=[1, 1], depth=20)
+    scores = dict(fused)
+    assert scores["a"] == scores["b"] == float(Fraction(7, 12))
+    ids = [c for c, _ in fused]
+    assert ids.index("a") == ids.index("b") - 1
+
+
+def test_decimal_weights_tie_exactly():
+    # k=1, ranks from 0, weights 0.7 and 0.3: "a" = 0.7/3 + 0.3/18 and "b" = 0.7/4 + 0.3/4, both
+    # exactly 1/4 (the weights read as the decimals written); in floats "a" is 0.24999999999999997
+    assert 0.7 / 3 + 0.3 / 18 < 0.7 / 4 + 0.3 / 4
+    first = placed(20, {"a": 2, "b": 3}, "x")
+    second = placed(20, {"b": 3, "a": 17}, "y")
+    fused = rrf([first, second], k=1, rank_base=0, weights=[0.7, 0.3], depth=20)
+    scores = dict(fused)
+    assert scores["a"] == scores["b"] == 0.25
+    ids = [c for c, _ in fused]
+    assert ids.index("a") == ids.index("b") - 1
+
+
+def engine_top(client, query, k: int) -> list[str]:
+    return [p.payload["chunk_id"] for p in client.query_points("v", query=query.tolist(), using="e5", limit=k).points]
+
+
+def test_a_dense_tie_at_rank_k_is_decided_by_chunk_id_not_by_engine_order():
+    rng = np.random.default_rng(1)
+    n, k, tied = 40, 3, range(6)
+    vectors = rng.standard_normal((n, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[list(tied)] = vectors[0]                       # six chunks share the best score
+    query = vectors[0].copy()
+    client = QdrantClient(":memory:")
+    rows = [{"chunk_id": f"{i:05d}", "slug": "d"} for i in range(n)]
+    build_collection(client, "v", rows, {"e5": vectors}, [([0], [1.0])] * n)
+    # give the points the engine returns first among equals the largest chunk ids of the tie
+    picked = [int(c) for c in engine_top(client, query, k)]
+    others = [i for i in tied if i not in picked]
+    names = {point: f"{rank:05d}" for rank, point in enumerate(others + picked)}
+    rows = [{"chunk_id": names.get(i, f"{i:05d}"), "slug": "d"} for i in range(n)]
+    build_collection(client, "v", rows, {"e5": vectors}, [([0], [1.0])] * n)
+    assert sorted(engine_top(client, query, k)) == ["00003", "00004", "00005"]
+    top = exact_top_k(_fetcher(client, "v", "e5", query.tolist(), False), k)
+    assert [c for c, _ in top] == ["00000", "00001", "00002"]
+    assert len({s for _, s in top}) == 1
+
+
+def test_a_dense_fetch_widens_until_the_kth_score_is_strictly_above_the_next():
+    limits = []
+    scored = [(f"{i:05d}", 1.0 if i < 7 else 0.5) for i in range(30)][::-1]   # engine order: worst ids first
+
+    def fetch(limit):
+        limits.append(limit)
+        return sorted(scored, key=lambda cs: -cs[1])[:limit]
+
+    top = exact_top_k(fetch, 2)
+    assert [c for c, _ in top] == ["00000", "00001"]
+    assert limits == [3, 6, 12]                           # 12 is the first fetch reaching a lower score
+
+
+def test_a_bm25_tie_at_rank_k_is_decided_by_chunk_id():
+    texts = ["kafka lag alert", "redis ttl", "kafka lag alert", "kafka lag alert", "kafka retries"]
+    tokens = SimpleTokenizer(lowercase=True).many(texts)
+    _, vocab, matrix = build_index(tokens, 1.5, 0.75)
+    chunk_ids = ["00009", "00001", "00004", "00002", "00003"]
+    ids, counts = query_vector(["kafka", "lag"], vocab)
+    top = top_k(matrix.tocsc(), ids, counts, chunk_ids, 2)
+    assert [c for c, _ in top] == ["00002", "00004"]     # three tied texts: the two smallest ids
+    assert top[0][1] == top[1][1]
