@@ -32,6 +32,6 @@ def run(input, output, params, **_) -> None:
     for path, (doc, chunks) in zip(paths, documents_with_chunks(input.docs, input.chunks,
                                                                 [p.stem for p in paths]).values()):
         print(write_document(path, params.variant, doc, chunks, backend, prompt, params, None))
-    forms = ", ".join(f"{name} {backend.chosen[name]}" for name in ("fullest", "shorter", "title", "none"))
-    print(f"{params.variant} contexts by form: {forms} (a shorter form where the fullest would push the "
-          f"text over a model's max_length; the title where T1 alone is over)")
+    forms = ", ".join(f"{name} {backend.chosen[name]}" for name in ("fullest", "shorter", "head", "none"))
+    print(f"{params.variant} contexts by form: {forms} (each the fullest that keeps the text within every "
+          f"truncating model's max_length where T1 is; the head sentence alone where T1 itself is over)")

@@ -8,8 +8,8 @@ language (Korean for ko, English for every other language):
 - a document without headings (an imported article, a SQuAD title): the title and the sentences
   just before and just after the chunk, never a false "introduction".
 
-Each pattern comes with shorter forms (the lead sentences dropped, then the title alone, then
-nothing): `fits(context, chunk)` picks the fullest form that keeps the chunk's X1 text within
+Each pattern comes with shorter forms (the lead sentences dropped, then its head sentence alone,
+then nothing): `fits(context, chunk)` picks the fullest form that keeps the chunk's X1 text within
 every truncating model's limit wherever its T1 fits (ctxret.contexts builds it from the model
 slots). It is the control: how much of an LLM context does plain structure already give?
 """
@@ -48,14 +48,14 @@ class HeuristicBackend(Backend):
     def __init__(self, settings: dict, fits: Callable[[str, dict], bool] = fits_always):
         self.language = settings["language"]
         self.fits = fits
-        self.chosen: Counter = Counter()  # which form each call took: fullest, shorter, title, none
+        self.chosen: Counter = Counter()  # which form each call took (form_name)
 
     def identity(self) -> dict:
         return {"backend": self.name, "version": VERSION, "language": self.language}
 
     def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
         forms = context_forms(doc, chunk, self.language)
-        context = next((c for c in forms if self.fits(c, chunk)), forms[-2])  # T1 alone over: the title
+        context = next((c for c in forms if self.fits(c, chunk)), forms[-2])  # T1 alone over: the head
         self.chosen[form_name(forms, context)] += 1
         return CallResult(context=context, raw={"result": context, "forms": len(forms),
                                                 "form": forms.index(context)},
@@ -83,9 +83,10 @@ def context_forms(doc: dict, chunk: dict, language: str) -> list[str]:
 
 
 def form_name(forms: list[str], context: str) -> str:
+    """fullest, shorter (some lead sentences dropped), head (its first sentence alone) or none."""
     if context == forms[0]:
         return "fullest"
-    return "none" if not context else "title" if context == forms[-2] else "shorter"
+    return "none" if not context else "head" if context == forms[-2] else "shorter"
 
 
 def has_headings(body: str) -> bool:
