@@ -145,3 +145,11 @@ def test_questions_needed_is_the_first_n_reaching_the_power():
     assert questions_needed(psi, 0.04) > n                         # half the difference: more questions
     assert questions_needed(psi, 0) is None
     assert questions_needed(0.3, 0.001, max_n=5_000) is None       # beyond the search limit
+
+
+def test_wilson_interval_holds_its_proportion_at_zero_and_all_for_every_n_to_500():
+    for n in range(1, 501):
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+        for k in (0, n):
+            lo, hi = wilson_interval(k, n)
+            assert lo <= k / n <= hi

@@ -58,7 +58,8 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at k = 0 (k = n) the bound is exactly 0 (1); in floats centre - half can land a hair above it
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 # Power of the paired comparison. The test is the exact two-sided sign test on the discordant
