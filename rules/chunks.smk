@@ -12,6 +12,7 @@ rule chunks:
     params:
         chunker=lambda wc: chunker_of(wc.tag),
         settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
+        t1_template=config["chunking"]["t1_template"],
         store=STORE,
         offline=config["offline"],
     script:
@@ -30,5 +31,6 @@ rule variant:
         "../envs/data.yaml"
     params:
         variant="{variant}",
+        t1_template=config["chunking"]["t1_template"],
     script:
         "../scripts/variants.py"

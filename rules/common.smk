@@ -11,10 +11,10 @@ from ctxret.ctxreport import load_prices  # noqa: E402
 from ctxret.importers import corpus_files, set_files, set_problem  # noqa: E402
 from ctxret.ledger import model_prices  # noqa: E402
 from ctxret.llm import make_backend  # noqa: E402
-from ctxret.models import model_dir  # noqa: E402
+from ctxret.models import known_prefixes, model_dir  # noqa: E402
 from ctxret.paired import resolve_primary  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
-from ctxret.settings import complete, merged, read_config, where  # noqa: E402
+from ctxret.settings import complete, merged, read_config, schema_default, where  # noqa: E402
 
 
 def fail(error):
@@ -57,7 +57,7 @@ COMPARED = [c for c in CHUNKING["compare"] if c != CHUNKER]  # strategies compar
 PROMPT = workflow_file(config["contexts"]["prompt"])
 PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
-BM25 = {**config["bm25"], "tokenizer": config["bm25"]["tokenizer"] or language.bm25_tokenizer(LANGUAGE)}
+BM25 = {**config["bm25"], "analyser": config["bm25"]["analyser"] or language.bm25_analyser(LANGUAGE)}
 QUESTION_SETS = config["questions"]["sets"]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
@@ -113,11 +113,27 @@ def context_files(variant):
     return [f"{R}/ctx/{variant}/docs/{slug}.jsonl" for slug in KEPT_SLUGS]
 
 
+def _resolve_prefixes(name, slot):
+    """A prefix left out (null) becomes the model's own; a model ctxret does not know needs both."""
+    if slot["query_prefix"] is not None and slot["passage_prefix"] is not None:
+        return
+    known = known_prefixes(slot)
+    if known is None:
+        raise config_error(
+            f"models.{name}",
+            f"ctxret does not know the prefixes model {slot['model']!r} was trained with; "
+            'state query_prefix and passage_prefix ("" for none)',
+        )
+    for key, value in zip(("query_prefix", "passage_prefix"), known):
+        slot[key] = value if slot[key] is None else slot[key]
+
+
 def _check_references():
     """Every name the config uses refers to something of this run."""
     for name in MODELS:
         if f"h{name}" in MODELS:
             raise config_error(f"models.h{name}", f"collides with the hybrid of model slot {name!r}")
+        _resolve_prefixes(name, MODELS[name])
     for name, spec in QUESTION_SETS.items():
         if set_problem(spec, CORPUS):
             raise config_error(f"questions.sets.{name}", set_problem(spec, CORPUS))
@@ -231,9 +247,17 @@ HYBRIDS = _hybrids()
 # Searches and fusion write deep runs (runs/deep/), as deep as any fusion preset or the reranker
 # reads; the runs that are scored (runs/) hold their first `search.top_k` (rule cut_runs).
 TOP_K = config["search"]["top_k"]
+
+
+def fusion_depth(preset):
+    """Entries a hybrid reads from each list: the preset's depth, never fewer than search.top_k
+    (so a hybrid run holds as many chunks as the runs it fuses)."""
+    return max(config["fusion"]["presets"][preset]["depth"], TOP_K)
+
+
 SEARCH_DEPTH = max(
     [TOP_K, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
-    + [config["fusion"]["presets"][p]["depth"] for p in {p for _, p in HYBRIDS.values()}]
+    + [fusion_depth(p) for p in {p for _, p in HYBRIDS.values()}]
 )
 
 
@@ -269,14 +293,24 @@ def _check_runs():
                 "{dense} needs a dense model, and models is empty; "
                 "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}",
             )
-    return resolve_primary(
+    defaults = specs == schema_default("pairs", "primary")
+    primary, used = resolve_primary(
         [{**p, "group": p["group"] or MAIN_GROUP} for p in specs],
         [f"{r}:{v}" for r, v in CONDITIONS],
         DENSE,
         config["pairs"]["fallback_variant"],
         list(GROUPS),
         lambda i, message: config_error(f"pairs.primary.{i}", message),
+        skip_missing=defaults,
     )
+    if defaults and len(primary) < len(specs) and workflow.is_main_process:
+        print(
+            f"pairs.primary: {len(specs) - len(primary)} of the default primary comparisons left out: this run has "
+            f"neither A1 nor the fallback {config['pairs']['fallback_variant']} for them"
+            + ("" if primary else "; no primary comparison, so no verdict (declare pairs.primary for one)"),
+            file=sys.stderr,
+        )
+    return primary, used
 
 
 try:

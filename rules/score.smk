@@ -8,6 +8,8 @@ rule score:
         json=f"{R}/score.json",
         parquet=f"{R}/score.parquet",
         qrels=f"{R}/runs/qrels.txt",
+        doc_runs=[f"{R}/runs/doc/{r}-{v}.trec" for r, v in CONDITIONS],
+        doc_qrels=f"{R}/runs/doc/qrels.txt",
     log:
         f"{R}/logs/score.log",
     conda:
@@ -18,6 +20,8 @@ rule score:
         ks=config["score"]["ks"],
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
+        ndcg_k=config["score"]["ndcg_k"],
+        r_k=config["score"]["r_k"] if TOP_K >= config["score"]["r_k"] else None,
         main_group=MAIN_GROUP,
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],

@@ -56,6 +56,7 @@ rule fuse:
         preset=lambda wc: HYBRIDS[wc.hybrid][1],
         fusion=lambda wc: config["fusion"]["presets"][HYBRIDS[wc.hybrid][1]],
         k=SEARCH_DEPTH,
+        depth=lambda wc: fusion_depth(HYBRIDS[wc.hybrid][1]),
     script:
         "../scripts/fuse.py"
 

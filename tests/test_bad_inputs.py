@@ -195,6 +195,10 @@ CASES = [
          r"{config}:\d+: models.e5: 'backend' is a required property"),
     Case("model slot unknown key", lambda x: x.set("models.e5.modle", "x"),
          r"{config}:\d+: models.e5: Additional properties are not allowed \('modle' was unexpected\)"),
+    Case("a model whose prefixes ctxret does not know", lambda x: x.set("models.e5", {
+        "backend": "sentence-transformers", "model": "my-org/my-model", "variants": ["T1"]}),
+         r"{config}:\d+: models.e5: ctxret does not know the prefixes model 'my-org/my-model' was trained with; "
+         r"state query_prefix and passage_prefix \(\"\" for none\)"),
     Case("unknown embedding backend", lambda x: x.set("models.e5.backend", "fastembed"),
          r"{config}:\d+: models.e5.backend: 'fastembed' is not one of"),
     Case("primary with an unknown key", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:X1", "grop": "HP"}]),

@@ -1,4 +1,5 @@
-"""BM25: identifiers stay whole, term ids are stable, Qdrant's sparse search equals bm25s."""
+"""BM25: identifiers stay whole, term ids are stable, Qdrant's sparse search equals bm25s, the
+English analyser is bm25s's own."""
 import json
 import os
 import subprocess
@@ -7,7 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import KiwiTokenizer, SimpleTokenizer, build_index, doc_vectors, query_vector, top_k
+from ctxret.bm25 import (EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, doc_vectors,
+                         make_tokenizer, query_vector, top_k)
+from ctxret.language import bm25_analyser
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [
@@ -90,3 +93,36 @@ def test_qdrant_sparse_search_equals_bm25s(tokenizer):
 def test_a_query_of_unknown_terms_is_empty(tokenizer):
     _, vocab, _ = build_index(tokenizer.many(TEXTS), 1.5, 0.75)
     assert query_vector(tokenizer.many(["전혀 관계없는 고양이 사료"])[0], vocab) == ([], [])
+
+
+ENGLISH = ["The IL-10 cytokine's p65/RelA signalling was running; runners ran quickly.",
+           "Interleukin 10 (IL-10) suppresses NF-kB signalling in mice.",
+           "A study of running and of runners' knees.",
+           "Cytokines signal through receptors."]
+
+
+def test_the_english_analyser_tokenizes_and_scores_as_bm25s_does():
+    import bm25s
+    import Stemmer
+    ours = EnglishTokenizer().many(ENGLISH)
+    theirs = bm25s.tokenize(ENGLISH, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False,
+                            show_progress=False)
+    assert ours == theirs
+    assert ours[0][:5] == ["il", "10", "cytokin", "p65", "rela"]     # identifiers split, stems
+    # scores: bm25s indexing its own tokens vs the project's index of the analyser's tokens
+    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    reference.index(bm25s.tokenize(ENGLISH, stopwords="en", stemmer=Stemmer.Stemmer("english"),
+                                   show_progress=False), show_progress=False)
+    _, vocab, matrix = build_index(ours, 1.5, 0.75)
+    query = "IL-10 signalling in runners"
+    ids, counts = query_vector(EnglishTokenizer().many([query])[0], vocab)
+    got = np.asarray(matrix[:, ids] @ np.asarray(counts)).ravel()
+    q = bm25s.tokenize([query], stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False,
+                       show_progress=False)[0]
+    np.testing.assert_allclose(got, reference.get_scores(q), rtol=1e-6)
+
+
+def test_the_analyser_follows_the_corpus_language_unless_set():
+    assert [bm25_analyser(lang) for lang in ("ko", "en", "de")] == ["kiwi", "english", "identifiers"]
+    assert isinstance(make_tokenizer({"analyser": "english", "lowercase": True, "pos": []}), EnglishTokenizer)
+    assert isinstance(make_tokenizer({"analyser": "identifiers", "lowercase": True, "pos": []}), SimpleTokenizer)

@@ -55,6 +55,13 @@ def test_every_strategy_covers_each_document_and_stays_inside_it(chunker, tools)
             assert c["section"] == holder["section"]
 
 
+def test_document_is_one_chunk_a_document_with_no_section():
+    chunks = chunk_corpus(DEMO, SETTINGS, "document")
+    assert [c["slug"] for c in chunks] == [d["slug"] for d in DEMO]
+    for doc, c in zip(DEMO, chunks):
+        assert c["text"] == doc["body"].strip() and c["section"] == ""
+
+
 def test_fixed_windows_have_their_size_and_overlap():
     chunks = chunk_corpus([DEMO[0]], SETTINGS, "fixed")
     # the windows are [150 j, 150 j + 200); each chunk is one of them, whitespace trimmed

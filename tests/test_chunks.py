@@ -5,11 +5,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import read_lines, write_lines
+from conftest import read_lines, settings, write_lines
 from ctxret import chunks, variants
 from ctxret.chunkers.paragraph import chunk_document
 from ctxret.chunks import chunk_corpus
 from ctxret.chunktext import blocks, t0_text, t1_text
+
+T1 = settings()["chunking"]["t1_template"]
 
 INTRO = "컨슈머 지연은 브로커에 쌓인 메시지와 컨슈머가 처리한 위치의 차이다. 지연이 커지면 주문 처리도 늦어진다."
 POLL_1 = "`max.poll.interval.ms`를 넘기도록 처리가 길어지면 컨슈머는 그룹에서 쫓겨나고 리밸런싱이 일어난다."
@@ -34,7 +36,7 @@ def run_chunks(tmp_path, docs, max_chars, name="chunks.jsonl"):
     docs_path = write_lines(tmp_path / "docs.jsonl", docs)
     out = tmp_path / name
     chunks.run(input=SimpleNamespace(docs=str(docs_path)), output=SimpleNamespace(chunks=str(out)),
-               params=SimpleNamespace(settings={"max_chars": max_chars}, chunker="paragraph"))
+               params=SimpleNamespace(settings={"max_chars": max_chars}, chunker="paragraph", t1_template=T1))
     return out
 
 
@@ -155,14 +157,22 @@ def test_t1_is_title_section_body_and_t0_drops_the_heading_line(tmp_path):
     for variant in ("T0", "T1"):
         variants.run(input=SimpleNamespace(chunks=str(path)),
                      output=SimpleNamespace(variant=str(tmp_path / f"var-{variant}.jsonl")),
-                     params=SimpleNamespace(variant=variant))
+                     params=SimpleNamespace(variant=variant, t1_template=T1))
     t1 = [r["text"] for r in read_lines(tmp_path / "var-T1.jsonl")]
     t0 = [r["text"] for r in read_lines(tmp_path / "var-T0.jsonl")]
-    assert t1 == [f"카프카 컨슈머 지연 줄이기\n\n\n{INTRO}",
+    assert t1 == [f"카프카 컨슈머 지연 줄이기\n\n{INTRO}",            # no section: no section line
                   f"카프카 컨슈머 지연 줄이기\n폴링 간격\n\n## 폴링 간격\n\n{POLL_1}\n\n{POLL_2}",
                   f"카프카 컨슈머 지연 줄이기\n하트비트\n\n## 하트비트\n\n{BEAT}"]
     assert t0 == [INTRO, f"{POLL_1}\n\n{POLL_2}", BEAT]
     assert [r["chunk_id"] for r in read_lines(tmp_path / "var-T0.jsonl")] == [r["chunk_id"] for r in rows]
+
+
+def test_t1_leaves_out_missing_parts_without_extra_blank_lines_and_follows_its_template():
+    chunk = {"title": "", "section": "", "text": "본문 {x}\n\n\n둘째"}
+    assert t1_text(chunk, T1) == "본문 {x}\n\n\n둘째"                     # the body as it is
+    assert t1_text({**chunk, "section": "절"}, T1) == "절\n\n본문 {x}\n\n\n둘째"
+    assert t1_text({**chunk, "title": "제목"}, "문서: {title} / {section}\n\n{body}") == \
+        "문서: 제목 / \n\n본문 {x}\n\n\n둘째"                              # a line with one field filled stays
 
 
 def test_a_chunk_that_is_only_a_heading_has_an_empty_t0(tmp_path, capsys):
@@ -173,7 +183,7 @@ def test_a_chunk_that_is_only_a_heading_has_an_empty_t0(tmp_path, capsys):
     rows = read_lines(path)
     assert [r["text"] for r in rows] == ["머리말.", "## 긴 절", long_para.strip()]
     assert [t0_text(r) for r in rows] == ["머리말.", "", long_para.strip()]
-    assert t1_text(rows[1]) == "문서\n긴 절\n\n## 긴 절"
+    assert t1_text(rows[1], T1) == "문서\n긴 절\n\n## 긴 절"
     assert "chunks whose T0 is empty (body only a heading line) 1" in capsys.readouterr().out
 
 

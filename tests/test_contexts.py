@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "config" / "context-prompt.txt"
 PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
+T1 = settings()["chunking"]["t1_template"]
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
 
 
@@ -261,7 +262,7 @@ def test_the_free_variant_is_computed_the_same_every_time_and_never_stored(tmp_p
           "output": [str(tmp_path / "X1" / "docs" / f"{d['slug']}.jsonl") for d in docs],
           "params": SimpleNamespace(variant="X1", llm={"backend": "heuristic", "language": "ko"}, extra_sentence=EXTRA,
                                     store=str(tmp_path / "store"), attempts=1, backoff_s=0, models={},
-                                    offline=True)}
+                                    offline=True, t1_template=T1)}
     run_free(**io)
     first = {p: Path(p).read_bytes() for p in io["output"]}
     run_free(**io)
@@ -282,8 +283,8 @@ def test_the_free_variant_never_pushes_a_chunk_over_the_models_limit_where_t1_fi
     chunks = chunk_corpus([doc], {"max_chars": 40})
     slot = settings_for_e5()
     counter = load_tokenizer(slot, offline=True)
-    t1 = counter.token_counts([t1_text(c) for c in chunks], "passage")
-    full = counter.token_counts([with_context(context_forms(doc, c, "ko")[0], c) for c in chunks], "passage")
+    t1 = counter.token_counts([t1_text(c, T1) for c in chunks], "passage")
+    full = counter.token_counts([with_context(context_forms(doc, c, "ko")[0], c, T1) for c in chunks], "passage")
     limit = max(t1) + 2                                    # every T1 fits, the fullest X1 does not
     assert max(full) > limit
     (tmp_path / "docs.jsonl").write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -294,15 +295,15 @@ def test_the_free_variant_never_pushes_a_chunk_over_the_models_limit_where_t1_fi
              output=[str(out)],
              params=SimpleNamespace(variant="X1", llm={"backend": "heuristic", "language": "ko"},
                                     extra_sentence=EXTRA, store=str(tmp_path / "store"), attempts=1, backoff_s=0,
-                                    models={"e5": {**slot, "max_length": limit}}, offline=True))
+                                    models={"e5": {**slot, "max_length": limit}}, offline=True, t1_template=T1))
     contexts = {r["chunk_id"]: r["context"] for r in read_lines(out)}
-    x1 = counter.token_counts([with_context(contexts[c["chunk_id"]], c) for c in chunks], "passage")
+    x1 = counter.token_counts([with_context(contexts[c["chunk_id"]], c, T1) for c in chunks], "passage")
     assert max(x1) <= limit
     # the fullest form that fits: the next longer form would not have
     for c in chunks:
         forms = context_forms(doc, c, "ko")
         longer = forms[:forms.index(contexts[c["chunk_id"]])]
-        assert all(counter.token_counts([with_context(f, c)], "passage")[0] > limit for f in longer)
+        assert all(counter.token_counts([with_context(f, c, T1)], "passage")[0] > limit for f in longer)
     shortened = sum(contexts[c["chunk_id"]] != context_forms(doc, c, "ko")[0] for c in chunks)
     assert shortened > 0
     assert f"X1 contexts by form: fullest {len(chunks) - shortened}, " in capsys.readouterr().out

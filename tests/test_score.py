@@ -7,7 +7,7 @@ import ir_measures
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from ir_measures import RR, R, Success
+from ir_measures import RR, R, Success, nDCG
 
 from conftest import question_sets, write_lines
 from ctxret import questions, score
@@ -37,8 +37,9 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
             first = (7 * j + len(s)) % 60
             ids = [chunks[first + i]["chunk_id"] for i in range(((gold_sizes or {}).get(q, 1)))]
             gold[q] = {"set": s, "question": f"{q} 질문?", "gold_slug": chunks[first]["slug"], "status": "ok",
-                       "kind": "chunk", "units": [{"id": c, "chunks": [c], "grade": 1} for c in ids],
-                       "gold_chunks": ids, "gold_slugs": [chunks[first]["slug"]]}
+                       "kind": "chunk", "units": [{"id": c, "chunks": [c], "grade": 2 if i == 0 and len(ids) > 1 else 1}
+                                                  for i, c in enumerate(ids)],
+                       "gold_chunks": ids, "gold_slugs": sorted({c["slug"] for c in chunks if c["chunk_id"] in ids})}
     (tmp / "gold.json").write_text(json.dumps({"questions": gold}, ensure_ascii=False))
     questions.run(input=SimpleNamespace(), params=SimpleNamespace(sets=question_sets(paths), corpus={}),
                   output=SimpleNamespace(questions=str(tmp / "questions.jsonl"), sets=str(tmp / "question-sets.json")))
@@ -67,10 +68,13 @@ def random_ranks(qids, seed, miss=0.3):
 
 def run_score(data: SimpleNamespace, per_set=True, language="en"):
     out = data.tmp / "out"
+    runs = data.tmp / "runs"
     output = SimpleNamespace(md=str(out / "score.md"), json=str(out / "score.json"),
-                             parquet=str(out / "score.parquet"), qrels=str(data.tmp / "runs" / "qrels.txt"))
+                             parquet=str(out / "score.parquet"), qrels=str(runs / "qrels.txt"),
+                             doc_runs=[str(runs / "doc" / f"{r}-{v}.trec") for r, v in data.conditions],
+                             doc_qrels=str(runs / "doc" / "qrels.txt"))
     params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, ks=[5, 20], mrr_k=10, doc_k=5,
-                             main_group="HP", per_set=per_set, language=language)
+                             ndcg_k=10, r_k=20, main_group="HP", per_set=per_set, language=language)
     score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs), output=output, params=params)
     return output
 
@@ -79,32 +83,42 @@ ALL = [q for qids in SETS.values() for q in qids]
 
 
 def test_metrics_equal_trec_eval_through_ir_measures(tmp_path):
-    # several gold chunks for some questions, so that recall@k and hit@k differ
+    # several gold chunks (one graded 2) for some questions, so that recall@k, hit@k and nDCG differ
     data = synthetic(tmp_path, {"e5:T1": random_ranks(ALL, 1), "bm25:T1": random_ranks(ALL, 2)},
-                     gold_sizes={"h01": 3, "h02": 2, "p03": 2, "g01": 2})
+                     gold_sizes={"h01": 3, "h02": 2, "p03": 2, "g01": 2, "h07": 9})
     out = run_score(data)
     reported = json.loads(Path(out.json).read_text())
     qrels = list(ir_measures.read_trec_qrels(out.qrels))
+    doc_qrels = list(ir_measures.read_trec_qrels(out.doc_qrels))
     checked = 0
-    for (retriever, variant), path in zip(data.conditions, data.runs):
+    for (retriever, variant), path, doc_path in zip(data.conditions, data.runs, out.doc_runs):
         run = list(ir_measures.read_trec_run(path.replace(".jsonl", ".trec")))
+        doc_run = list(ir_measures.read_trec_run(doc_path))
         for group, qids in reported["groups"].items():
             keep = set(qids)
-            expected = ir_measures.calc_aggregate([R @ 5, R @ 20, Success @ 5, Success @ 20, RR @ 10],
+            expected = ir_measures.calc_aggregate([R @ 5, R @ 20, Success @ 5, Success @ 20, RR @ 10, nDCG @ 10],
                                                   [q for q in qrels if q.query_id in keep],
                                                   [r for r in run if r.query_id in keep])
+            by_doc = ir_measures.calc_aggregate([nDCG @ 10, R @ 20],
+                                                [q for q in doc_qrels if q.query_id in keep],
+                                                [r for r in doc_run if r.query_id in keep])
             s = next(r["summary"] for r in reported["results"]
                      if r["condition"] == f"{retriever}:{variant}" and r["group"] == group)
             for k in (5, 20):
-                assert s[f"recall@{k}"] == pytest.approx(expected[R @ k], abs=1e-9)
+                assert s[f"recall@{k}"] == pytest.approx(expected[R @ k], abs=1e-9)   # one chunk a unit here
                 assert s[f"pass@{k}"] == s[f"recall@{k}"]
                 assert s[f"hit@{k}"] == pytest.approx(expected[Success @ k], abs=1e-9)
                 assert s[f"fail@{k}"]["rate"] == pytest.approx(1 - expected[Success @ k], abs=1e-9)
             assert s["mrr"] == pytest.approx(expected[RR @ 10], abs=1e-9)
+            assert s["nDCG@10"] == pytest.approx(expected[nDCG @ 10], abs=1e-9)
+            assert s["R@20"] == pytest.approx(expected[R @ 20], abs=1e-9)
+            assert s["doc nDCG@10"] == pytest.approx(by_doc[nDCG @ 10], abs=1e-9)
+            assert s["doc R@20"] == pytest.approx(by_doc[R @ 20], abs=1e-9)
             checked += 1
     assert checked == 2 * 4                                       # HP, G, and the sets H and P alone
     h01 = next(r["summary"] for r in reported["results"] if r["condition"] == "e5:T1" and r["group"] == "HP")
     assert any(h01[f"recall@{k}"] != h01[f"hit@{k}"] for k in (5, 20))
+    assert "2" in {line.split()[-1] for line in Path(out.qrels).read_text().splitlines()}   # graded gains used
 
 
 def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
@@ -112,11 +126,12 @@ def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
                      gold_sizes={"h05": 2})
     out = run_score(data)
     gold = json.loads(Path(data.gold).read_text())["questions"]
-    assert Path(out.qrels).read_text().splitlines() == [f"{q} 0 {c} 1" for q, g in gold.items() for c in g["gold_chunks"]]
+    assert Path(out.qrels).read_text().splitlines() == [f"{q} 0 {u['chunks'][0]} {u['grade']}" for q, g in gold.items()
+                                                        for u in g["units"]]
     reported = json.loads(Path(out.json).read_text())
     assert list(reported["groups"]) == ["HP", "G", "H", "P"]       # G is a set and a group: once
     table = pq.read_table(out.parquet).to_pylist()
-    assert len(table) == len(reported["results"]) * (4 * 2 + 2)
+    assert len(table) == len(reported["results"]) * (4 * 2 + 2 + 4)     # + nDCG and R, chunk and doc
     for row in table:
         s = next(r["summary"] for r in reported["results"]
                  if r["condition"] == row["condition"] and r["group"] == row["group"])
@@ -124,7 +139,7 @@ def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
         if key:
             assert (row["n"], row["N"], row["value"]) == (s[key]["n"], s[key]["N"], s[key]["rate"])
         else:
-            name = "mrr" if row["metric"] == "mrr" else f"{row['metric']}@{row['k']}"
+            name = "mrr" if row["metric"] == "mrr" else f"{row['metric'].replace('doc_', 'doc ')}@{row['k']}"
             assert row["value"] == s[name]
     md = Path(out.md).read_text()
     hp = next(r["summary"] for r in reported["results"] if r["condition"] == "e5:T1" and r["group"] == "HP")
@@ -133,7 +148,7 @@ def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
     cells = [c.strip() for c in line.strip("|").split("|")]
     f = lambda c: f"{c['n']}/{c['N']} ({c['rate']:.3f})"  # noqa: E731
     assert cells == ["e5:T1", f(hp["fail@5"]), f(hp["fail@20"]), f(g["fail@5"]), f(g["fail@20"]),
-                     f(hp["doc_recall"]), f"{hp['mrr']:.3f}"]
+                     f(hp["doc_recall"]), f"{hp['mrr']:.3f}", f"{hp['nDCG@10']:.3f}", f"{hp['doc nDCG@10']:.3f}"]
 
 
 def test_a_run_naming_an_unknown_chunk_stops_at_its_line(tmp_path):
@@ -149,8 +164,8 @@ def test_a_run_naming_an_unknown_chunk_stops_at_its_line(tmp_path):
 
 def test_an_unknown_main_group_is_named(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": {}})
-    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, ks=[5], mrr_k=10, doc_k=5,
-                             main_group="XY", per_set=False, language="ko")
+    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, ks=[5], mrr_k=10, doc_k=5, ndcg_k=10,
+                             r_k=None, main_group="XY", per_set=False, language="ko")
     with pytest.raises(InputError, match="config score.main_group: 'XY'"):
         score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs),
                   output=SimpleNamespace(md="", json="", parquet="", qrels=""), params=params)

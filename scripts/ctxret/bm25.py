@@ -1,12 +1,16 @@
-"""BM25 over Kiwi morphemes (Korean) or Unicode words (other languages, code), identifiers kept
-whole, as sparse vectors for Qdrant.
+"""BM25 with an analyser per language, as sparse vectors for Qdrant.
 
-Config keys, error codes and dotted/hyphenated/underscored names (`max.poll.interval.ms`,
-`Idempotency-Key`, `ERR_CONNECTION_RESET`) are one token each: Kiwi gets them as pretokenized
-spans, so the particles around them are still analysed; the simple tokenizer matches them
-before plain words (`\\w+`). bm25s scores; a document's
-sparse vector holds its per-term BM25 weights and a query's holds its term counts, so their
-dot product is exactly bm25s's score.
+Analysers (`bm25.analyser`, from corpus.language unless set):
+- `kiwi` (Korean): Kiwi morphemes, identifiers whole. Config keys, error codes and dotted/
+  hyphenated/underscored names (`max.poll.interval.ms`, `Idempotency-Key`, `ERR_CONNECTION_RESET`)
+  are one token each: Kiwi gets them as pretokenized spans, so the particles around them are
+  still analysed.
+- `english`: bm25s's own English analysis (lower case, words of two or more word characters,
+  bm25s's English stopwords, the Snowball English stemmer of PyStemmer): the analysis behind
+  the published bm25s figures.
+- `identifiers` (code, other languages): Unicode words with identifiers matched whole first.
+bm25s scores; a document's sparse vector holds its per-term BM25 weights and a query's holds its
+term counts, so their dot product is exactly bm25s's score.
 """
 from __future__ import annotations
 
@@ -17,24 +21,52 @@ import numpy as np
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
 SIMPLE_TOKEN = re.compile(IDENTIFIER.pattern + r"|\w+")
+ENGLISH_TOKEN = re.compile(r"(?u)\b\w\w+\b")   # bm25s.tokenize's token_pattern
 
 
 def make_tokenizer(settings: dict, threads: int = 1):
-    """The tokenizer `settings` name (bm25.tokenizer, resolved from corpus.language)."""
-    if settings["tokenizer"] == "simple":
+    """The analyser `settings` name (bm25.analyser, resolved from corpus.language)."""
+    if settings["analyser"] == "identifiers":
         return SimpleTokenizer(bool(settings["lowercase"]))
+    if settings["analyser"] == "english":
+        return EnglishTokenizer()
     return KiwiTokenizer(list(settings["pos"]), bool(settings["lowercase"]), threads)
 
 
 def tokenizer_from(description: dict):
-    """The tokenizer an index was built with (its `describe()`), for its queries."""
-    if description.get("kind") == "simple":
+    """The analyser an index was built with (its `describe()`), for its queries."""
+    if description.get("kind") == "identifiers":
         return SimpleTokenizer(description["lowercase"])
+    if description.get("kind") == "english":
+        return EnglishTokenizer()
     return KiwiTokenizer(description["pos"], description["lowercase"])
 
 
+class EnglishTokenizer:
+    """bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer("english")), token for token."""
+
+    def __init__(self):
+        import Stemmer
+        from bm25s.stopwords import STOPWORDS_EN
+        self.stemmer = Stemmer.Stemmer("english")
+        self.stopwords = frozenset(STOPWORDS_EN)
+
+    def many(self, texts: list[str]) -> list[list[str]]:
+        words = [[w for w in ENGLISH_TOKEN.findall(t.lower()) if w not in self.stopwords] for t in texts]
+        return [self.stemmer.stemWords(ws) for ws in words]
+
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
+        return self.many(texts), len(texts)
+
+    def describe(self) -> dict:
+        from importlib.metadata import version
+        return {"kind": "english", "stemmer": f"PyStemmer {version('PyStemmer')} english",
+                "stopwords": f"bm25s {version('bm25s')} en"}
+
+
 class SimpleTokenizer:
-    """Unicode words and whole identifiers, lowercased on request: cheap, so never cached."""
+    """`identifiers`: Unicode words and whole identifiers, lowercased on request: cheap, so
+    never cached."""
 
     def __init__(self, lowercase: bool):
         self.lowercase = lowercase
@@ -47,7 +79,7 @@ class SimpleTokenizer:
         return self.many(texts), len(texts)
 
     def describe(self) -> dict:
-        return {"kind": "simple", "lowercase": self.lowercase}
+        return {"kind": "identifiers", "lowercase": self.lowercase}
 
 
 class KiwiTokenizer:

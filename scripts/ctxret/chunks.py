@@ -75,7 +75,7 @@ def run(input, output, params, threads=1, **_) -> None:
     write_jsonl(output.chunks, chunks)
     counts = Counter(c["slug"] for c in chunks)
     per_doc = [counts[d["slug"]] for d in docs]
-    t1 = [len(t1_text(c)) for c in chunks]
+    t1 = [len(t1_text(c, params.t1_template)) for c in chunks]
     t0 = [len(t0_text(c)) for c in chunks]
     print(f"chunker {params.chunker}: documents {len(docs)}, chunks {len(chunks)}, "
           f"T1 mean {statistics.mean(t1):.0f} chars, T0 mean {statistics.mean(t0):.0f} chars")

@@ -1,8 +1,10 @@
 """Chunk text formats every stage shares: paragraph blocks, sentence ends, the variant texts.
 
-T1 = "{title}\\n{section}\\n\\n{body}" (the baseline), T0 = the body without a leading `## ` line,
-a context variant (X1, A1) = "{context}\\n\\n{T1}" (T1 alone for an empty context). Boundaries
-are the chunk's own in every variant.
+T1 = the chunk in `chunking.t1_template` (the baseline; default "{title}\\n{section}\\n\\n{body}",
+a missing title or section leaves out its line), T0 = the body without a leading `## ` line, a
+context variant (X1, A1) = "{context}\\n\\n{T1}" (T1 alone for an empty context). Boundaries are
+the chunk's own in every variant. The chunk an LLM is shown (and its answer is stored under) keeps
+the reference's fixed layout, `prompt_chunk`, so answers already paid stay valid.
 """
 from __future__ import annotations
 
@@ -57,7 +59,26 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a, a + len(text[a:b].rstrip())) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
 
 
-def t1_text(chunk: dict) -> str:
+FIELD = re.compile(r"\{(title|section|body)\}")
+
+
+def t1_text(chunk: dict, template: str) -> str:
+    """`template` with the chunk's {title}, {section} and {body}: a line whose fields are all
+    empty is left out, and so is a blank line at either end or after another blank line."""
+    values = {"title": chunk["title"], "section": chunk["section"], "body": chunk["text"]}
+    kept = [line for line in template.split("\n")
+            if not FIELD.search(line) or any(values[f] for f in FIELD.findall(line))]
+    lines: list[str] = []
+    for line in kept:
+        if line.strip() or (lines and lines[-1].strip()):
+            lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return FIELD.sub(lambda m: values[m[1]], "\n".join(lines))
+
+
+def prompt_chunk(chunk: dict) -> str:
+    """The chunk as the context prompt shows it (the reference's layout, whatever t1_template)."""
     return f"{chunk['title']}\n{chunk['section']}\n\n{chunk['text']}"
 
 
@@ -68,7 +89,7 @@ def t0_text(chunk: dict) -> str:
     return body.strip()
 
 
-def with_context(context: str, chunk: dict) -> str:
+def with_context(context: str, chunk: dict, template: str) -> str:
     """An empty context (the free X1 where nothing else fits) leaves T1 as it is."""
     context = context.strip()
-    return f"{context}\n\n{t1_text(chunk)}" if context else t1_text(chunk)
+    return f"{context}\n\n{t1_text(chunk, template)}" if context else t1_text(chunk, template)

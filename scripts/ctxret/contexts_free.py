@@ -12,7 +12,7 @@ from .llm.heuristic import HeuristicBackend
 from .prompt import read_prompt
 
 
-def token_fit(models: dict, offline: bool) -> Callable[[str, dict], bool]:
+def token_fit(models: dict, offline: bool, template: str) -> Callable[[str, dict], bool]:
     """fits(context, chunk): the chunk's context variant text is within max_length for every
     model slot in `models` that truncates longer texts (a windowing model loses nothing)."""
     from .models import load_tokenizer
@@ -20,14 +20,14 @@ def token_fit(models: dict, offline: bool) -> Callable[[str, dict], bool]:
     limits = [(counter, n) for counter, n in limits if counter.long_texts == "truncated"]
 
     def fits(context: str, chunk: dict) -> bool:
-        text = with_context(context, chunk)
+        text = with_context(context, chunk, template)
         return all(counter.token_counts([text], "passage")[0] <= n for counter, n in limits)
     return fits
 
 
 def run(input, output, params, **_) -> None:
     paths = [Path(p) for p in output]
-    backend = HeuristicBackend(dict(params.llm), token_fit(dict(params.models), bool(params.offline)))
+    backend = HeuristicBackend(dict(params.llm), token_fit(dict(params.models), bool(params.offline), params.t1_template))
     prompt = read_prompt(input.template)
     for path, (doc, chunks) in zip(paths, documents_with_chunks(input.docs, input.chunks,
                                                                 [p.stem for p in paths]).values()):

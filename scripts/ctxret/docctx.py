@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .chunktext import t1_text
+from .chunktext import prompt_chunk
 from .errors import InputError
 from .fileio import read_jsonl, sha256_text, write_jsonl
 from .llm import Backend, ContextFailed, call_with_retries
@@ -59,7 +59,7 @@ def document_contexts(doc: dict, chunks: list[dict], backend: Backend, prompt: P
     system = prompt.system_for(doc["body"])  # the same bytes in every call of this document
     out = DocumentResult()
     for chunk in chunks:
-        text = t1_text(chunk)
+        text = prompt_chunk(chunk)
         key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
         answer = store.answers.get(key) if store else None
         if answer is not None:

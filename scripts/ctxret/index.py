@@ -70,9 +70,9 @@ def run(input, output, params, threads=1, **_) -> None:
         with open_client(url=params.qdrant_url, api_key_env=params.api_key_env) as client:
             build_collection(client, name, rows, dense, sparse)
             points = client.count(name, exact=True).count
-        fresh = False
+        built = True
     else:
-        fresh = build_embedded(params.qdrant_path, name, fingerprint, rows, dense, sparse)
+        built = build_embedded(params.qdrant_path, name, fingerprint, rows, dense, sparse)
         with open_client(path=params.qdrant_path) as client:
             points = client.count(name, exact=True).count
     write_json(output.vocab, {"tokenizer": tokenizer.describe(), "k1": params.bm25["k1"],
@@ -84,8 +84,9 @@ def run(input, output, params, threads=1, **_) -> None:
         "dense": {m: {"size": int(v.shape[1]), "distance": distance_for(v)} for m, v in dense.items()},
         "sparse": {"bm25": {"vocabulary": len(vocab)}}, "inputs": inputs,
         "tokenizer": tokenizer.describe(), "server": bool(params.qdrant_url)})
-    print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)} "
-          f"(texts analysed by Kiwi now {analysed}), {'kept (inputs unchanged)' if fresh else 'built'}")
+    print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)}, analyser "
+          f"{params.bm25['analyser']} (texts analysed now {analysed}, the rest from the store), "
+          f"{'built' if built else 'kept (inputs unchanged)'}")
 
 
 def write_sparse(path: str, matrix) -> None:

@@ -1,5 +1,5 @@
 """What the corpus language (`corpus.language`, ISO 639) decides: the default extra sentence of
-the context prompt, whether contexts are checked for Hangul, and the BM25 tokenizer."""
+the context prompt, whether contexts are checked for Hangul, and the BM25 analyser."""
 from __future__ import annotations
 
 NAMES = {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "de": "German",
@@ -12,9 +12,10 @@ def extra_sentence(language: str) -> str:
     return f"Answer in {name}, the language of the document." if name else "Answer in the language of the document."
 
 
-def bm25_tokenizer(language: str) -> str:
-    """Kiwi morphemes for Korean; Unicode words (identifiers kept whole) otherwise."""
-    return "kiwi" if language == "ko" else "simple"
+def bm25_analyser(language: str) -> str:
+    """Kiwi morphemes for Korean, bm25s's stemmed English for English; Unicode words (identifiers
+    kept whole) otherwise."""
+    return {"ko": "kiwi", "en": "english"}.get(language, "identifiers")
 
 
 def checks_hangul(language: str) -> bool:

@@ -13,7 +13,7 @@ from datetime import datetime
 import numpy as np
 
 from .errors import InputError
-from .chunktext import t1_text
+from .chunktext import prompt_chunk
 from .prompt import Prompt
 from .usage import INPUT_KINDS, USAGE_KEYS
 
@@ -133,7 +133,7 @@ def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, p
     seen: set[str] = set()
     for c in chunks:
         usage["cache_read_input_tokens" if c["slug"] in seen else cache["first"]] += system[c["slug"]]
-        usage[cache["user"]] += len(prompt.user_for(t1_text(c), extra)) / cpt
+        usage[cache["user"]] += len(prompt.user_for(prompt_chunk(c), extra)) / cpt
         usage["output_tokens"] += output_tokens
         seen.add(c["slug"])
     usage = {k: int(round(v)) for k, v in usage.items()}
@@ -147,7 +147,7 @@ def over_window(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str
     cpt, window = float(prices["chars_per_token"]), int(prices["context_window"])
     longest: dict[str, int] = {}
     for c in chunks:
-        longest[c["slug"]] = max(longest.get(c["slug"], 0), len(prompt.user_for(t1_text(c), extra)))
+        longest[c["slug"]] = max(longest.get(c["slug"], 0), len(prompt.user_for(prompt_chunk(c), extra)))
     need = {d["slug"]: int((len(prompt.system_for(d["body"])) + longest.get(d["slug"], 0)) / cpt) + output_tokens
             for d in docs}
     return {slug: n for slug, n in need.items() if n > window}

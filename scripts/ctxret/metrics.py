@@ -5,6 +5,7 @@ its chunks; `gold` below is the union of those chunks.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 
@@ -37,3 +38,23 @@ def gold_rank(ranked: Sequence[str], gold: set[str]) -> int | None:
         if cid in gold:
             return rank
     return None
+
+
+def ndcg_at(ranked: Sequence[str], grades: dict[str, int], k: int) -> float:
+    """nDCG@k with linear gains (trec_eval's ndcg_cut, ir_measures' nDCG@k): the DCG of the top
+    k over the DCG of the best possible order of every judged item; `grades` id -> grade."""
+    dcg = sum(grades.get(cid, 0) / math.log2(i + 2) for i, cid in enumerate(ranked[:k]))
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)[:k]
+    best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / best if best else 0.0
+
+
+def judged_recall_at(ranked: Sequence[str], grades: dict[str, int], k: int) -> float:
+    """R@k as trec_eval counts it: the share of the judged relevant items (grade > 0) in the top k."""
+    relevant = {cid for cid, g in grades.items() if g > 0}
+    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+def document_ranking(ranked: Sequence[str], slug_of: dict[str, str]) -> list[str]:
+    """A chunk run as a document run (max-passage): each document at the rank of its best chunk."""
+    return list(dict.fromkeys(slug_of[cid] for cid in ranked))

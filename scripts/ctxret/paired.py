@@ -52,10 +52,11 @@ def power_summary(c: dict, alpha: float, power: float) -> dict:
 
 
 def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallback: str, groups: list[str],
-                    problem=lambda i, message: InputError(f"config pairs.primary[{i}]: {message}")
-                    ) -> tuple[list[dict], bool]:
+                    problem=lambda i, message: InputError(f"config pairs.primary[{i}]: {message}"),
+                    skip_missing: bool = False) -> tuple[list[dict], bool]:
     """The primaries with `{dense}` filled in and, when A1 is absent, A1 replaced by the fallback;
-    `problem(i, message)` is the error for primary i."""
+    `problem(i, message)` is the error for primary i. With `skip_missing` (the defaults), a
+    primary whose conditions this run does not have is left out instead."""
     out, used = [], False
     for i, spec in enumerate(specs):
         sides = []
@@ -64,9 +65,12 @@ def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallba
             retriever, _, variant = cond.rpartition(":")
             if cond not in conditions and variant == LLM_VARIANT and f"{retriever}:{fallback}" in conditions:
                 cond, used = f"{retriever}:{fallback}", True
-            if cond not in conditions:
-                raise problem(i, f"{cond!r} is not a condition of this run ({', '.join(conditions)})")
             sides.append(cond)
+        missing = [c for c in sides if c not in conditions]
+        if missing and skip_missing:
+            continue
+        if missing:
+            raise problem(i, f"{missing[0]!r} is not a condition of this run ({', '.join(conditions)})")
         if spec["group"] not in groups:
             raise problem(i, f"group {spec['group']!r} is not among {groups}")
         out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),

@@ -8,7 +8,7 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 from __future__ import annotations
 
 from .fileio import read_json, read_jsonl, write_json, write_text
-from .outcomes import Condition, group_members, question_outcomes
+from .outcomes import Condition, Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT, compare, power_summary, verdict
 from .presentation import pairs_markdown
 from .questionset import cluster_of
@@ -37,7 +37,8 @@ class Outcomes:
         """(outcomes by question, the run's depth)."""
         if condition not in self.cache:
             run = read_run(self.runs[condition], self.chunks)
-            self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of, self.ks, self.mrr_k, self.doc_k),
+            self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of,
+                                                       Cutoffs(tuple(self.ks), self.mrr_k, self.doc_k)),
                                      max((len(ids) for ids in run.values()), default=0))
         return self.cache[condition]
 

@@ -11,26 +11,35 @@ def _count(c: dict) -> str:
     return f"{c['n']}/{c['N']} ({c['rate']:.3f})"
 
 
+def ranking_metrics(summary: dict) -> list[str]:
+    """The nDCG and R figures a summary holds (score.ndcg_k, score.r_k), chunk level first."""
+    return [m for prefix in ("nDCG@", "doc nDCG@", "R@", "doc R@") for m in summary if m.startswith(prefix)]
+
+
 def headline_rows(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int,
                   doc_k: int, t: dict) -> tuple[list[str], list[list[str]]]:
-    """One line per condition: fail@k per group, then doc recall and MRR on the main group."""
+    """One line per condition: fail@k per group, then doc recall, MRR and nDCG on the main group."""
     by = {(r["condition"], r["group"]): r["summary"] for r in results}
+    ndcg = [m for m in ranking_metrics(results[0]["summary"]) if "nDCG" in m] if results else []
     head = [t["condition"], *(f"{g} fail@{k}" for g in groups for k in ks),
-            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})"]
+            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})", *(f"{m} ({main})" for m in ndcg)]
     rows = [[c, *(_count(by[c, g][f"fail@{k}"]) for g in groups for k in ks),
-             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}"]
+             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}",
+             *(f"{by[c, main][m]:.3f}" for m in ndcg)]
             for c in dict.fromkeys(r["condition"] for r in results)]
     return head, rows
 
 
 def detail_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int,
                 t: dict) -> tuple[list[str], list[list[str]]]:
+    extra = ranking_metrics(results[0]["summary"]) if results else []
     head = [t["condition"], t["group"], "N", *(f"fail@{k}" for k in ks),
-            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}"]
+            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}", *extra]
     rows = [[r["condition"], r["group"], str(r["summary"]["N"]),
              *(_count(r["summary"][f"fail@{k}"]) for k in ks),
              *(f"{r['summary'][f'recall@{k}']:.3f}" for k in ks),
-             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}"] for r in results]
+             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}",
+             *(f"{r['summary'][m]:.3f}" for m in extra)] for r in results]
     return head, rows
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .chunktext import t1_text
+from .chunktext import prompt_chunk
 from .errors import InputError
 from .fileio import read_jsonl, write_json
 from .questionset import gold_kind, where
@@ -43,7 +43,7 @@ class Corpus:
 
 
 def passage_unit(passage: str, slug: str, corpus: Corpus) -> tuple[str, list[str]]:
-    gold = [c["chunk_id"] for c in corpus.by_slug[slug] if passage in t1_text(c)]
+    gold = [c["chunk_id"] for c in corpus.by_slug[slug] if passage in prompt_chunk(c)]
     if gold:
         return "ok", gold
     return ("across_boundary" if passage in corpus.bodies[slug] else "missing_passage"), []
@@ -87,7 +87,7 @@ def gap_violation(question: dict, gold_chunks: list[str], corpus: Corpus) -> str
     terms = question["key_terms"]
     if not terms:
         return "no key_terms given"
-    texts = {c["chunk_id"]: t1_text(c) for c in corpus.by_slug.get(question.get("gold_slug"), [])}
+    texts = {c["chunk_id"]: prompt_chunk(c) for c in corpus.by_slug.get(question.get("gold_slug"), [])}
     in_gold = [t for t in terms if any(t in texts[g] for g in gold_chunks if g in texts)]
     if in_gold:
         return f"gold chunk contains {in_gold}"

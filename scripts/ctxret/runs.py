@@ -5,13 +5,22 @@ from collections.abc import Container
 
 from .errors import InputError
 from .fileio import iter_jsonl, write_jsonl, write_text
+from .outcomes import chunk_grades
 
 
 def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, list[tuple[str, float]]]) -> None:
+    """The run as JSON Lines (ids and scores) and in the TREC format."""
     write_jsonl(jsonl_path, ({"qid": q, "ids": [c for c, _ in r], "scores": [s for _, s in r]}
                              for q, r in results.items()))
-    write_text(trec_path, "".join(f"{q} Q0 {c} {rank} {s:.6f} {name}\n"
-                                  for q, r in results.items() for rank, (c, s) in enumerate(r, 1)))
+    write_text(trec_path, trec_text(name, {q: [c for c, _ in r] for q, r in results.items()}))
+
+
+def trec_text(name: str, ranked: dict[str, list[str]]) -> str:
+    """A TREC run whose score column is n - rank + 1 for a list of n: trec_eval orders by that
+    score, so it evaluates exactly the run's order whatever its own tie rule (it breaks equal
+    scores by document id, descending); the real scores are in the JSON Lines run."""
+    return "".join(f"{q} Q0 {c} {rank} {len(ids) - rank + 1} {name}\n"
+                   for q, ids in ranked.items() for rank, c in enumerate(ids, 1))
 
 
 def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[str]]:
@@ -32,11 +41,4 @@ def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[s
 def qrels_text(gold: dict[str, dict]) -> str:
     """TREC qrels (`qid 0 chunk_id grade`): every gold chunk of every scorable question, with its
     unit's grade (1 for passages and chunk ids; the judged grade for documents)."""
-    lines = []
-    for q, g in gold.items():
-        grades: dict[str, int] = {}
-        for u in g["units"] if g["gold_chunks"] else []:
-            for c in u["chunks"]:
-                grades[c] = max(grades.get(c, 0), u["grade"])
-        lines += [f"{q} 0 {c} {grade}\n" for c, grade in grades.items()]
-    return "".join(lines)
+    return "".join(f"{q} 0 {c} {grade}\n" for q, g in gold.items() for c, grade in chunk_grades(g).items())

@@ -1,7 +1,10 @@
-"""score: failure rate@k, hit/recall/Pass@k, doc recall, MRR per condition and question group.
+"""score: failure rate@k, hit/recall/Pass@k, doc recall, MRR, nDCG@10 and R@100 (at chunk and
+document level) per condition and question group.
 
 Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
-row per condition x group x metric) and the TREC qrels beside the runs.
+row per condition x group x metric), the TREC qrels beside the runs, and the document runs
+(max-passage: a document at the rank of its best chunk) with their qrels, so that trec_eval or
+ir_measures on runs/ reproduces every figure.
 """
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ import numpy as np
 
 from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
-from .outcomes import Condition, group_members, question_outcomes
-from .runs import qrels_text, read_run
+from .metrics import document_ranking
+from .outcomes import Condition, Cutoffs, doc_grades, group_members, question_outcomes
+from .runs import qrels_text, read_run, trec_text
 from .presentation import headline_rows, score_markdown
 from .tables import markdown_table
 from .wording import wording
@@ -27,14 +31,15 @@ def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: b
     return {name: qids for name, qids in out.items() if qids}
 
 
-def group_summary(outcomes: dict[str, dict], qids: list[str], ks: list[int]) -> dict:
-    """Group means. recall@k is the mean share of gold chunks in the top k; pass@k (the
+def group_summary(outcomes: dict[str, dict], qids: list[str], cut: Cutoffs) -> dict:
+    """Group means. recall@k is the mean share of gold units with a chunk in the top k; pass@k (the
     cookbook's Pass@k, defined as that same mean share) is reported beside it; hit@k counts a
-    question as found when any of its gold chunks is in the top k."""
+    question as found when any of its gold chunks is in the top k. nDCG and R (trec_eval's
+    recall: the share of judged chunks, or documents, in the top k) at chunk and document level."""
     n = len(qids)
     rows = [outcomes[q] for q in qids]
     out: dict = {"N": n}
-    for k in ks:
+    for k in cut.ks:
         fails = sum(1 for r in rows if not r[f"hit@{k}"])
         out[f"fail@{k}"] = {"n": fails, "N": n, "rate": fails / n}
         out[f"hit@{k}"] = 1 - fails / n
@@ -43,25 +48,43 @@ def group_summary(outcomes: dict[str, dict], qids: list[str], ks: list[int]) -> 
     docs = sum(1 for r in rows if r["doc_hit"])
     out["doc_recall"] = {"n": docs, "N": n, "rate": docs / n}
     out["mrr"] = float(np.mean([r["rr"] for r in rows]))
+    for name, key, k in (("nDCG", "ndcg", cut.ndcg_k), ("R", "R", cut.r_k)):
+        if k:
+            out[f"{name}@{k}"] = float(np.mean([r[key] for r in rows]))
+            out[f"doc {name}@{k}"] = float(np.mean([r[f"doc_{key}"] for r in rows]))
     return out
 
 
-def long_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int) -> list[dict]:
+def long_rows(results: list[dict], cut: Cutoffs) -> list[dict]:
     """One row per condition x group x metric (the parquet table)."""
     rows = []
     for r in results:
         s, key = r["summary"], {k: r[k] for k in ("condition", "retriever", "variant", "group")}
         add = lambda metric, k, n, value: rows.append(  # noqa: E731
             {**key, "metric": metric, "k": k, "n": n, "N": s["N"], "value": float(value)})
-        for k in ks:
+        for k in cut.ks:
             f = s[f"fail@{k}"]
             add("fail", k, f["n"], f["rate"])
             add("hit", k, s["N"] - f["n"], s[f"hit@{k}"])
             add("recall", k, None, s[f"recall@{k}"])
             add("pass", k, None, s[f"pass@{k}"])
-        add("doc_recall", doc_k, s["doc_recall"]["n"], s["doc_recall"]["rate"])
-        add("mrr", mrr_k, None, s["mrr"])
+        add("doc_recall", cut.doc_k, s["doc_recall"]["n"], s["doc_recall"]["rate"])
+        add("mrr", cut.mrr_k, None, s["mrr"])
+        for name, k in (("nDCG", cut.ndcg_k), ("R", cut.r_k)):
+            if k:
+                add(name, k, None, s[f"{name}@{k}"])
+                add(f"doc_{name}", k, None, s[f"doc {name}@{k}"])
     return rows
+
+
+def document_runs(run: dict[str, list[str]], slug_of: dict[str, str]) -> dict[str, list[str]]:
+    return {qid: document_ranking(ranked, slug_of) for qid, ranked in run.items()}
+
+
+def doc_qrels_text(gold: dict[str, dict], slug_of: dict[str, str]) -> str:
+    """TREC qrels of the document runs: every document holding a gold unit, at its grade."""
+    return "".join(f"{q} 0 {slug} {grade}\n" for q, g in gold.items() if g["gold_chunks"]
+                   for slug, grade in doc_grades(g, slug_of).items())
 
 
 def write_parquet(path: str, rows: list[dict]) -> None:
@@ -79,6 +102,7 @@ def run(input, output, params, **_) -> None:
     gold = read_json(input.gold)["questions"]
     slug_of = {c["chunk_id"]: c["slug"] for c in read_jsonl(input.chunks)}
     ks, mrr_k, doc_k = list(params.ks), int(params.mrr_k), int(params.doc_k)
+    cut = Cutoffs(tuple(ks), mrr_k, doc_k, int(params.ndcg_k), params.r_k and int(params.r_k))
     t = wording(params.language)
     configured = dict(params.groups)
     groups = score_groups(gold, configured, bool(params.per_set))
@@ -87,15 +111,19 @@ def run(input, output, params, **_) -> None:
     if main not in groups:
         raise InputError(f"config score.main_group: {main!r} is not a group with questions ({list(groups)})")
     results = []
-    for (retriever, variant), path in zip(params.conditions, input.runs, strict=True):
+    for (retriever, variant), path, doc_trec in zip(params.conditions, input.runs, output.doc_runs, strict=True):
         cond = Condition(retriever, variant)
-        outcomes = question_outcomes(read_run(path, slug_of), gold, slug_of, ks, mrr_k, doc_k)
+        run = read_run(path, slug_of)
+        write_text(doc_trec, trec_text(f"{cond.name}:doc", document_runs(run, slug_of)))
+        outcomes = question_outcomes(run, gold, slug_of, cut)
         for group, qids in groups.items():
             results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
-                            "group": group, "summary": group_summary(outcomes, qids, ks)})
+                            "group": group, "summary": group_summary(outcomes, qids, cut)})
     write_text(output.qrels, qrels_text(gold))
-    write_parquet(output.parquet, long_rows(results, ks, mrr_k, doc_k))
-    write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "main_group": main,
+    write_text(output.doc_qrels, doc_qrels_text(gold, slug_of))
+    write_parquet(output.parquet, long_rows(results, cut))
+    write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "ndcg_k": cut.ndcg_k, "r_k": cut.r_k,
+                             "doc_runs": "max", "main_group": main,
                              "headline_groups": headline, "groups": groups, "results": results})
     write_text(output.md, score_markdown(results, headline, main, ks, mrr_k, doc_k, t))
     print(markdown_table(*headline_rows(results, headline, main, ks, mrr_k, doc_k, t)))

@@ -80,8 +80,10 @@ def run_fuse(input, output, params, **_) -> None:
     dense, sparse = read_run(input.dense), read_run(input.bm25)
     f = dict(params.fusion)
     weights = [float(f["weights"]["dense"]), float(f["weights"]["bm25"])]
+    depth = int(params.depth)
     results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=float(f["k"]), rank_base=int(f["rank_base"]),
-                        weights=weights, depth=int(f["depth"]))[:int(params.k)]
+                        weights=weights, depth=depth)[:int(params.k)]
                for qid in dense}
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: preset {params.preset} {json.dumps(f, ensure_ascii=False)}, {len(results)} questions")
+    print(f"{params.name}: preset {params.preset} {json.dumps(f, ensure_ascii=False)}, the top {depth} of each "
+          f"list fused, {len(results)} questions")

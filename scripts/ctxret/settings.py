@@ -111,6 +111,12 @@ def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
     return config
 
 
+def schema_default(section: str, key: str):
+    """What `section.key` is when a config leaves it out, items completed like a user's."""
+    placeholder = {"corpus": {"path": "-"}, "questions": {"sets": {"Q": "-"}}}
+    return complete(placeholder)[section][key]
+
+
 def merged(base: dict, later: dict) -> dict:
     """`later` over `base`, key by key at every depth (as Snakemake merges config files)."""
     out = dict(base)

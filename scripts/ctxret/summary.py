@@ -39,11 +39,18 @@ def ledger_rows(ledgers: dict[str, dict]) -> tuple[list[str], list[list[str]]]:
     return [""] + list(ledgers), [[k, *(_value(s.get(k)) for s in ledgers.values())] for k in keys]
 
 
+def _prefix(value) -> str:
+    """A prefix as written, quoted; an empty one says so (given on purpose, or the model's own)."""
+    return "-" if value is None else '"" (none)' if value == "" else f'"{value}"'
+
+
 def token_rows(tokens: dict) -> tuple[list[str], list[list[str]]]:
     """results/tokens.json: {variant: {model: {mean, max, over_limit, limit, count, ...}}}."""
-    head = ["variant", "model", "mean", "max", "over limit", "limit", "texts", "long texts"]
+    head = ["variant", "model", "mean", "max", "over limit", "limit", "texts", "long texts", "query prefix",
+            "passage prefix"]
     rows = [[v, m, _value(s.get("mean")), _value(s.get("max")), _value(s.get("over_limit")),
-             _value(s.get("limit")), _value(s.get("count")), _value(s.get("long_texts"))]
+             _value(s.get("limit")), _value(s.get("count")), _value(s.get("long_texts")),
+             _prefix(s.get("query_prefix")), _prefix(s.get("passage_prefix"))]
             for v, models in tokens.items() for m, s in models.items()]
     return head, rows
 

@@ -31,7 +31,8 @@ def run(input, output, params, **_) -> None:
         counts = {v: counter.token_counts(vtexts, "passage") for v, vtexts in texts.items()}
         limit = int(settings["max_length"])
         for variant in texts:
-            stats = dict(token_stats(counts[variant], limit), long_texts=counter.long_texts)
+            stats = dict(token_stats(counts[variant], limit), long_texts=counter.long_texts,
+                         query_prefix=settings["query_prefix"], passage_prefix=settings["passage_prefix"])
             if variant in with_context:
                 stats["over_limit_where_t1_fits"] = over_where_t1_fits(counts[variant], counts["T1"], limit)
             report[variant][name] = stats

@@ -14,7 +14,10 @@ WORDING = {
         "score_note": "fail@k: no gold chunk in the top k. hit@k = 1 - fail@k; recall@k: the mean share of "
                       "a question's gold units (its passages, chunk ids or documents) with a chunk in the "
                       "top k (the cookbook's Pass@k is the same mean share, reported under both names); "
-                      "doc recall@k: any chunk of a gold document in the top k.",
+                      "doc recall@k: any chunk of a gold document in the top k. nDCG@k (linear gains, the "
+                      "gold's grades) and R@k (the share of judged chunks in the top k) as trec_eval computes "
+                      "them from runs/*.trec and runs/qrels.txt; doc nDCG@k and doc R@k on the document runs "
+                      "(a document at the rank of its best chunk), runs/doc/.",
         "score_detail": "Every group and question set",
         "condition": "condition", "group": "group",
         "pairs_title": "Paired comparisons",
@@ -68,7 +71,10 @@ WORDING = {
         "score_note": "fail@k: 정답 청크가 상위 k개에 하나도 없음. hit@k = 1 - fail@k; recall@k: 질문의 정답 "
                       "단위(정답 문장, 청크 id, 문서) 가운데 그 청크가 상위 k개에 든 단위의 비율의 평균 "
                       "(cookbook의 Pass@k도 같은 평균 비율이며 두 이름으로 모두 싣는다); doc recall@k: 정답 "
-                      "문서의 청크가 상위 k개에 하나라도 있음.",
+                      "문서의 청크가 상위 k개에 하나라도 있음. nDCG@k(정답 등급을 그대로 이득으로 씀)와 "
+                      "R@k(판정된 청크 가운데 상위 k개에 든 비율)는 trec_eval이 runs/*.trec와 runs/qrels.txt로 "
+                      "계산하는 값과 같다; doc nDCG@k와 doc R@k는 문서 런(문서는 가장 높은 청크의 순위, "
+                      "runs/doc/)에서 계산한다.",
         "score_detail": "모든 그룹과 질문 세트",
         "condition": "조건", "group": "그룹",
         "pairs_title": "짝 비교",

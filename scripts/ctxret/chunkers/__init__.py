@@ -12,6 +12,7 @@ section reach every strategy the same way (T1). Strategies differ only in bounda
   `percentile`-th percentile of the document's distances
 - article: one unit per chunk (a `## ` section, a clause of a regulation, a source paragraph)
 - given: the corpus's own chunks (format chunked)
+- document: the whole document as one chunk (document-retrieval benchmarks)
 
 A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS.
 """
@@ -22,10 +23,11 @@ from typing import Callable
 
 import numpy as np
 
-from . import article, fixed, paragraph, recursive, semantic
+from . import article, document, fixed, paragraph, recursive, semantic
 
 CHUNKERS: dict[str, Callable] = {"paragraph": paragraph.spans, "fixed": fixed.spans, "recursive": recursive.spans,
-                                 "semantic": semantic.spans, "article": article.spans, "given": article.given}
+                                 "semantic": semantic.spans, "article": article.spans, "given": article.given,
+                                 "document": document.spans}
 NEEDS_MODEL = {"recursive": "tokenizer", "semantic": "model"}  # the model slot each one reads
 
 

@@ -114,7 +114,7 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
         rows, dropped = squad.questions(articles, corpus["path"], {d["slug"] for d in kept})
         rows = [{**r, "file": corpus["path"], "line": None} for r in rows]
     elif fmt == "beir":
-        rows = beir.read_questions(corpus["path"], spec["split"])
+        rows, dropped = beir.read_questions(corpus["path"], spec["split"])
     elif fmt == "table":
         rows = table.read_questions(spec["path"], spec["columns"])
     else:

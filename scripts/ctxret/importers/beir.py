@@ -7,6 +7,7 @@ score > 0; their gold is every such document with its grade (graded relevance ke
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from ..documents import document, safe_slug, unique_slugs
@@ -30,14 +31,16 @@ def read_corpus(directory: str) -> list[dict]:
         body = _text(obj, "text", where).strip()
         title = _text(obj, "title", where, required=False).strip()
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-        docs.append(document(safe_slug(doc_id), title or doc_id, body, meta={"id": doc_id, **meta}))
+        docs.append(document(safe_slug(doc_id), title, body, meta={"id": doc_id, **meta}))
     if not docs:
         raise InputError(f"{path}: the corpus is empty")
     unique_slugs(docs, str(path))
     return docs
 
 
-def read_questions(directory: str, split: str) -> list[dict]:
+def read_questions(directory: str, split: str) -> tuple[list[dict], Counter]:
+    """The queries judged relevant to a document in the split's qrels, and how many of the other
+    queries were left out and why."""
     root = Path(directory)
     queries_path, qrels_path = root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
     queries = {}
@@ -46,6 +49,7 @@ def read_questions(directory: str, split: str) -> list[dict]:
         queries[qid] = (_text(obj, "text", f"{queries_path}:{lineno}"), lineno)
     doc_ids = {obj.get("_id") for _, obj in iter_jsonl(root / "corpus.jsonl")}
     gold: dict[str, dict[str, int]] = {}
+    judged: set[str] = set()
     first_line: dict[str, int] = {}
     for lineno, line in enumerate(read_text(qrels_path).splitlines(), 1):
         fields = line.split("\t")
@@ -59,10 +63,13 @@ def read_questions(directory: str, split: str) -> list[dict]:
             raise InputError(f"{where}: query {qid!r} is not in {queries_path}")
         if doc_id not in doc_ids:
             raise InputError(f"{where}: document {doc_id!r} is not in {root / 'corpus.jsonl'}")
+        judged.add(qid)
         if grade > 0:
             gold.setdefault(qid, {})[safe_slug(doc_id)] = grade
             first_line.setdefault(qid, lineno)
     if not gold:
         raise InputError(f"{qrels_path}: no judgement with a score above 0")
+    left_out = Counter({f"not in the {split} qrels": len(queries) - len(judged),
+                        "every judgement 0": len(judged) - len(gold)})
     return [{"id": qid, "question": queries[qid][0], "gold_docs": gold[qid],
-             "file": str(qrels_path), "line": first_line[qid]} for qid in gold]
+             "file": str(qrels_path), "line": first_line[qid]} for qid in gold], +left_out

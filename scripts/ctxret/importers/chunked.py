@@ -50,7 +50,7 @@ def read_corpus(path: str) -> list[dict]:
         tags = rec.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InputError(f"{where}: field 'tags' must be a list of strings")
-        docs.append(document(safe_slug(doc_id), title.strip() or doc_id, body, tags=tags, units=units,
+        docs.append(document(safe_slug(doc_id), title.strip(), body, tags=tags, units=units,
                              meta={"id": doc_id}))
     if not docs:
         raise InputError(f"{path}: the corpus is empty")

@@ -51,7 +51,7 @@ def read_corpus(path: str, columns: dict) -> list[dict]:
     for i, row in enumerate(read_table(path, list(dict.fromkeys(names))), 1):
         where = f"{path}: row {i}"
         doc_id = _text(row, columns["id"], where)
-        title = _text(row, columns["title"], where).strip() if columns["title"] else doc_id
+        title = _text(row, columns["title"], where).strip() if columns["title"] else ""   # T1 without a title line
         meta = {"id": doc_id, **{c: row[c] for c in columns["metadata"]}}
         docs.append(document(safe_slug(doc_id), title, _text(row, columns["text"], where).strip(), meta=meta))
     if not docs:

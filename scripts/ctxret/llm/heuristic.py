@@ -25,15 +25,17 @@ VERSION = 2  # bump when the wording or the choice of form changes: it is part o
 MAX_SENTENCE = 200
 NEIGHBOUR_WINDOW = 2000  # characters searched for the sentence before or after a chunk
 
-PATTERNS = {
-    "ko": {"section": "이 부분은 「{title}」 글의 「{section}」 절에 속한다.", "section_lead": "절의 첫 문장",
-           "intro": "이 부분은 「{title}」 글의 도입부에 속한다.", "intro_lead": "글의 첫 문장",
-           "document": "이 부분은 「{title}」 글의 일부다.", "before": "바로 앞 문장", "after": "바로 뒤 문장"},
-    "en": {"section": "This part belongs to the section “{section}” of “{title}”.",
+PATTERNS = {  # {doc}: the document by its title, or a plain phrase when it has none
+    "ko": {"doc": "「{title}」 글", "untitled": "이 글",
+           "section": "이 부분은 {doc}의 「{section}」 절에 속한다.", "section_lead": "절의 첫 문장",
+           "intro": "이 부분은 {doc}의 도입부에 속한다.", "intro_lead": "글의 첫 문장",
+           "document": "이 부분은 {doc}의 일부다.", "before": "바로 앞 문장", "after": "바로 뒤 문장"},
+    "en": {"doc": "“{title}”", "untitled": "the text",
+           "section": "This part belongs to the section “{section}” of {doc}.",
            "section_lead": "The section's first sentence",
-           "intro": "This part belongs to the introduction of “{title}”.",
+           "intro": "This part belongs to the introduction of {doc}.",
            "intro_lead": "The text's first sentence",
-           "document": "This part is from “{title}”.",
+           "document": "This part is from {doc}.",
            "before": "The sentence before it", "after": "The sentence after it"},
 }
 
@@ -66,14 +68,15 @@ class HeuristicBackend(Backend):
 def context_forms(doc: dict, chunk: dict, language: str) -> list[str]:
     """The chunk's contexts from the fullest to the shortest; the last is empty."""
     words = PATTERNS.get(language, PATTERNS["en"])
-    title, section, body = doc["title"], chunk["section"], doc["body"]
+    section, body = chunk["section"], doc["body"]
+    name = words["doc"].format(title=doc["title"]) if doc["title"] else words["untitled"]
     if section or has_headings(body):
         kind = "section" if section else "intro"
-        head = words[kind].format(title=title, section=section)
+        head = words[kind].format(doc=name, section=section)
         lead = section_first_sentence(body, section, chunk["start"])
         leads = [f"{words[f'{kind}_lead']}: {lead}"] if lead else []
         return [*([" ".join([head, *leads])] if leads else []), head, ""]
-    head = words["document"].format(title=title)
+    head = words["document"].format(doc=name)
     before, after = neighbour_sentences(body, chunk["start"], chunk["end"])
     parts = [p for p in (f"{words['before']}: {before}" if before else "",
                          f"{words['after']}: {after}" if after else "") if p]
