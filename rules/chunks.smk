@@ -12,7 +12,7 @@ rule chunks:
     params:
         chunker=lambda wc: chunker_of(wc.tag),
         settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
-        t1_template=config["chunking"]["t1_template"],
+        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
         store=STORE,
         offline=config["offline"],
     script:
@@ -31,6 +31,6 @@ rule variant:
         "../envs/data.yaml"
     params:
         variant="{variant}",
-        t1_template=config["chunking"]["t1_template"],
+        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
     script:
         "../scripts/variants.py"

@@ -54,6 +54,7 @@ LANGUAGE = CORPUS["language"]
 CHUNKING = config["chunking"]
 CHUNKER = CHUNKING["chunker"] or ("given" if CORPUS["format"] == "chunked" else "paragraph")
 COMPARED = [c for c in CHUNKING["compare"] if c != CHUNKER]  # strategies compared with CHUNKER on T1
+T1_TEMPLATE = CHUNKING["t1_template"]
 PROMPT = workflow_file(config["contexts"]["prompt"])
 PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)

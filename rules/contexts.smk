@@ -64,7 +64,7 @@ rule contexts_free:
     params:
         **context_params("X1", FREE_CONTEXT, attempts=1, backoff_s=0),
         models={m: model_settings(m) for m in models_for("X1")},
-        t1_template=config["chunking"]["t1_template"],
+        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
         offline=config["offline"],
     script:
         "../scripts/contexts_free.py"
