@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run resume test regress lint bench clean
+.PHONY: setup run resume test regress lint bench bench-scale clean
 
 setup: $(VENV)/.installed
 
@@ -40,6 +40,9 @@ lint: setup
 
 bench: setup    # every stage's figure and target (benchmarks/), 10-20 min on 2 cores
 	$(BIN)/python benchmarks/bench_all.py
+
+bench-scale: setup    # the workflow at 1x and 10x, the engine over 440,000 points, sharded embedding
+	$(BIN)/python benchmarks/bench_all.py --only scale engine shards
 
 clean:
 	rm -rf results/* .snakemake

@@ -37,6 +37,9 @@ def stand_in_embeddings(jobs, rng: np.random.Generator) -> int:
     """Random unit vectors as the planned embed jobs' outputs (+ their sidecars): files written."""
     written = 0
     for job in jobs:
+        if job.rule == "embed_shard":   # what it embedded into the store: nothing
+            write_json(job.output[0], {"stand_in": True, "computed": 0})
+            continue
         if job.rule not in ("embed_chunks", "embed_questions"):
             continue
         npy = next(f for f in job.output if f.endswith(".npy"))

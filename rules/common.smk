@@ -4,7 +4,7 @@ import re
 import sys
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
-from ctxret import language, prep  # noqa: E402 (the package lives under scripts/)
+from ctxret import embed, language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.ctxreport import load_prices  # noqa: E402
@@ -196,7 +196,9 @@ def _check_before_paying():
 
 try:
     _check_references()
-    KEPT_SLUGS = prep.kept_slugs(CORPUS)
+    KEPT_SIZES = prep.kept_sizes(CORPUS)
+    KEPT_SLUGS = list(KEPT_SIZES)
+    EMBED_SHARDS = embed.plan_shards(KEPT_SIZES, CHUNKING["max_chars"], config["embed"]["shard_texts"])
     QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
     QUESTIONS_CONTENT = fingerprint(QUESTION_SETS, CORPUS)  # checks every JSONL set
     if workflow.is_main_process:  # once per run (jobs skip it)

@@ -1,6 +1,32 @@
+# A variant's chunks, embedded in shards (EMBED_SHARDS: fixed groups of documents, about
+# embed.shard_texts texts each): every shard is a job with the model's threads, so `--cores 8`
+# runs four 2-thread shards at once and profiles/slurm submits each as its own sbatch job.
+# Shards write to the content-addressed store; embed_chunks assembles the matrix from it.
+rule embed_shard:
+    input:
+        variant=f"{R}/var-{{variant}}.jsonl",
+    output:
+        meta=f"{R}/emb/shards/{{variant}}-{{model}}-{{shard}}.json",
+    log:
+        f"{R}/logs/embed-{{variant}}-{{model}}-{{shard}}.log",
+    wildcard_constraints:
+        shard=r"\d+",
+    conda:
+        "../envs/embed.yaml"
+    threads: lambda wc: MODELS[wc.model]["threads"]
+    params:
+        **embedding_params(),
+        variant="{variant}",
+        shard=lambda wc: int(wc.shard),
+        slugs=lambda wc: EMBED_SHARDS[int(wc.shard)],
+    script:
+        "../scripts/embed_shard.py"
+
+
 rule embed_chunks:
     input:
         variant=f"{R}/var-{{variant}}.jsonl",
+        shards=lambda wc: [f"{R}/emb/shards/{wc.variant}-{wc.model}-{s}.json" for s in range(len(EMBED_SHARDS))],
     output:
         npy=f"{R}/emb/{{variant}}-{{model}}.npy",
         meta=f"{R}/emb/{{variant}}-{{model}}.json",
@@ -8,7 +34,6 @@ rule embed_chunks:
         f"{R}/logs/embed-{{variant}}-{{model}}.log",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: MODELS[wc.model]["threads"]
     params:
         **embedding_params(),
         variant="{variant}",

@@ -15,6 +15,7 @@ rule index:
         variant="{variant}",
         models=lambda wc: models_for(wc.variant),
         bm25=BM25,
+        search={k: config["search"][k] for k in ("exact", "hnsw")},  # not top_k: a cut reruns no index
         qdrant_path=lambda wc: qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],

@@ -1,6 +1,8 @@
 rule search_dense:
     input:
         manifest=f"{R}/index/v_{{variant}}.json",
+        emb=f"{R}/emb/{{variant}}-{{model}}.npy",
+        emb_meta=f"{R}/emb/{{variant}}-{{model}}.json",
         qemb=f"{R}/emb/q-{{model}}.npy",
         qmeta=f"{R}/emb/q-{{model}}.json",
     output:
@@ -14,6 +16,7 @@ rule search_dense:
         name="{model}:{variant}",
         model="{model}",
         k=SEARCH_DEPTH,
+        recall_sample=config["search"]["recall_sample"],
         qdrant_path=lambda wc: qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
@@ -23,6 +26,7 @@ rule search_dense:
 
 rule search_bm25:
     input:
+        manifest=f"{R}/index/v_{{variant}}.json",
         vocab=f"{R}/index/bm25-{{variant}}.json",
         matrix=f"{R}/index/bm25-{{variant}}.npz",
         questions=QUESTIONS,
@@ -36,6 +40,9 @@ rule search_bm25:
     params:
         name="bm25:{variant}",
         k=SEARCH_DEPTH,
+        qdrant_path=lambda wc: qdrant_path(wc.variant),
+        qdrant_url=config["qdrant"]["url"],
+        api_key_env=config["qdrant"]["api_key_env"],
     script:
         "../scripts/search_bm25.py"
 

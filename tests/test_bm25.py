@@ -1,4 +1,4 @@
-"""BM25: identifiers stay whole, term ids are stable, Qdrant's sparse search equals bm25s, the
+"""BM25: identifiers stay whole, term ids are stable, the engine's sparse search equals bm25s, the
 English analyser is bm25s's own."""
 import json
 import os
@@ -8,9 +8,12 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import (EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, doc_vectors,
-                         make_tokenizer, query_vector, top_k)
+from ctxret.bm25 import (EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, make_tokenizer,
+                         query_vector, top_k)
+from ctxret.index import build_embedded, fill
 from ctxret.language import bm25_analyser
+from ctxret.qdrant import open_engine
+from ctxret.search import bm25_scorer, top_k_all
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [
@@ -65,29 +68,24 @@ def test_term_ids_do_not_depend_on_the_process():
     assert vocabs[0] == vocabs[1]
 
 
-def test_qdrant_sparse_search_equals_bm25s(tokenizer):
-    from qdrant_client import QdrantClient, models
+def test_the_engines_sparse_search_equals_bm25s_and_its_rescored_top_k_is_exact(tokenizer, tmp_path):
     retriever, vocab, matrix = build_index(tokenizer.many(TEXTS), 1.5, 0.75)
-    client = QdrantClient(":memory:")
-    client.create_collection("v", vectors_config={},
-                             sparse_vectors_config={"bm25": models.SparseVectorParams()})
-    client.upsert("v", [models.PointStruct(id=i, vector={"bm25": models.SparseVector(indices=ids, values=vals)})
-                        for i, (ids, vals) in enumerate(doc_vectors(matrix))])
-    for query in ("레디스 키 정책 lru", "컨슈머 그룹 리밸런싱 max.poll.interval.ms", "재시도 오류 연결"):
-        (tokens,) = tokenizer.many([query])
-        expected = retriever.get_scores(tokens)
-        ids, vals = query_vector(tokens, vocab)
-        hits = client.query_points("v", query=models.SparseVector(indices=ids, values=vals),
-                                   using="bm25", limit=len(TEXTS)).points
+    chunk_ids = [f"{i:05d}" for i in range(len(TEXTS))]
+    rows = [{"chunk_id": c, "slug": "d"} for c in chunk_ids]
+    path = str(tmp_path / "qdrant" / "v")
+    build_embedded(path, "fp", lambda engine: fill(engine, rows, {"e5": np.eye(len(TEXTS), 4, dtype=np.float32)},
+                                                   matrix, None))
+    queries = ("레디스 키 정책 lru", "컨슈머 그룹 리밸런싱 max.poll.interval.ms", "재시도 오류 연결")
+    vectors = [query_vector(tokens, vocab) for tokens in tokenizer.many(list(queries))]
+    with open_engine(path=path) as engine:
+        hits = engine.search("bm25", vectors, len(TEXTS), exact=True)
+        ranked = top_k_all(engine, "bm25", vectors, 3, rescore=bm25_scorer(matrix, chunk_ids))
+    for tokens, (ids, counts), found, top in zip(tokenizer.many(list(queries)), vectors, hits, ranked):
         got = np.zeros(len(TEXTS))
-        for h in hits:
-            got[h.id] = h.score
-        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
-        # the search stage's top k (from the stored matrix) is Qdrant's top k
-        chunk_ids = [f"{i:05d}" for i in range(len(TEXTS))]
-        ours = top_k(matrix.tocsc(), ids, vals, chunk_ids, 3)
-        assert [c for c, _ in ours] == [f"{h.id:05d}" for h in hits[:3]]
-        np.testing.assert_allclose([s for _, s in ours], [h.score for h in hits[:3]], rtol=1e-5)
+        for c, score in found:
+            got[int(c)] = score
+        np.testing.assert_allclose(got, retriever.get_scores(tokens), rtol=1e-5, atol=1e-6)  # float32 in the engine
+        assert top == top_k(matrix.tocsc(), ids, counts, chunk_ids, 3)                       # float64, bit for bit
 
 
 def test_a_query_of_unknown_terms_is_empty(tokenizer):

@@ -29,7 +29,7 @@ from ctxret.stage import run_logged
 variant, out, store, flush_every, model = sys.argv[1:]
 params = NS(variant="T1", model_name="m", model=json.loads(model), store=store,
             flush_every=int(flush_every), offline=True)
-run_logged(lambda: embed.run_chunks(input=NS(variant=variant), params=params, threads=1,
+run_logged(lambda: embed.run_chunks(input=NS(variant=variant, shards=[]), params=params, threads=1,
                                     output=NS(npy=out + ".npy", meta=out + ".json")), None)
 """
 
@@ -85,11 +85,11 @@ def test_stage_writes_matrix_sidecar_and_summary(tmp_path, capsys):
     output = SimpleNamespace(npy=str(tmp_path / "T1-e5.npy"), meta=str(tmp_path / "T1-e5.json"))
     params = SimpleNamespace(variant="T1", model_name="e5", model=E5, store=str(tmp_path / "store"),
                              flush_every=200, offline=True)
-    embed.run_chunks(input=SimpleNamespace(variant=str(variant)), output=output, params=params)
-    embed.run_chunks(input=SimpleNamespace(variant=str(variant)), output=output, params=params)
+    embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
+    embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
     out = capsys.readouterr()
-    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384",
-                                    "T1 e5: chunks 3, computed 0, from store 3, dims 384"]
+    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384, shards 0",
+                                    "T1 e5: chunks 3, computed 0, from store 3, dims 384, shards 0"]
     assert "texts/s" in out.err
     assert np.load(output.npy).shape == (3, 384)
     meta = json.loads(Path(output.meta).read_text(encoding="utf-8"))
@@ -128,3 +128,13 @@ def test_a_killed_run_resumes_computing_only_what_is_missing(tmp_path):
     assert computed == len(texts) - kept
     assert f"embedded {computed}/{computed}" in stderr
     np.testing.assert_allclose(np.load(tmp_path / "T1.npy"), clean, atol=1e-5)
+
+
+def test_shards_are_consecutive_documents_and_never_compute_a_text_twice():
+    sizes = {"a": 1600, "b": 100, "c": 2500, "d": 10}                 # about 2, 1, 4 and 1 texts
+    assert embed.plan_shards(sizes, 800, 3) == [["a", "b"], ["c"], ["d"]]
+    assert embed.plan_shards({**sizes, "c": 90}, 800, 3)[0] == ["a", "b"]  # an edit moves nothing before it
+    rows = [{"slug": "a", "text": "x"}, {"slug": "b", "text": "y"}, {"slug": "c", "text": "x"},
+            {"slug": "c", "text": "z"}]
+    # the text both a and c hold is a's shard's to compute; c's shard computes only its own
+    assert embed.owned_texts(rows, {"a", "b"}) == ["x", "y"] and embed.owned_texts(rows, {"c"}) == ["z"]

@@ -3,12 +3,13 @@ and BM25, never by floating-point rounding or by the engine's order."""
 from fractions import Fraction
 
 import numpy as np
-from qdrant_client import QdrantClient
+import scipy.sparse as sp
 
 from ctxret.bm25 import SimpleTokenizer, build_index, query_vector, top_k
 from ctxret.fusion import rrf
-from ctxret.index import build_collection
-from ctxret.search import _fetcher, exact_top_k
+from ctxret.index import build_embedded, fill
+from ctxret.qdrant import open_engine
+from ctxret.search import dense_scorer, exact_top_k, top_k_all
 
 
 def placed(length: int, at: dict[str, int], filler: str) -> list[str]:
@@ -45,29 +46,27 @@ def test_decimal_weights_tie_exactly():
     assert ids.index("a") == ids.index("b") - 1
 
 
-def engine_top(client, query, k: int) -> list[str]:
-    return [p.payload["chunk_id"] for p in client.query_points("v", query=query.tolist(), using="e5", limit=k).points]
+def engine_build(path: str, rows: list[dict], vectors: np.ndarray, fingerprint: str) -> None:
+    matrix = sp.csr_matrix(np.ones((len(rows), 1)))
+    build_embedded(path, fingerprint, lambda engine: fill(engine, rows, {"e5": vectors}, matrix, None))
 
 
-def test_a_dense_tie_at_rank_k_is_decided_by_chunk_id_not_by_engine_order():
+def test_a_dense_tie_at_rank_k_is_decided_by_chunk_id_not_by_engine_order(tmp_path):
     rng = np.random.default_rng(1)
-    n, k, tied = 40, 3, range(6)
+    n, k, tied = 60, 3, 30
     vectors = rng.standard_normal((n, 8)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors[list(tied)] = vectors[0]                       # six chunks share the best score
+    vectors[:tied] = vectors[0]                            # 30 chunks share the best score
     query = vectors[0].copy()
-    client = QdrantClient(":memory:")
-    rows = [{"chunk_id": f"{i:05d}", "slug": "d"} for i in range(n)]
-    build_collection(client, "v", rows, {"e5": vectors}, [([0], [1.0])] * n)
-    # give the points the engine returns first among equals the largest chunk ids of the tie
-    picked = [int(c) for c in engine_top(client, query, k)]
-    others = [i for i in tied if i not in picked]
-    names = {point: f"{rank:05d}" for rank, point in enumerate(others + picked)}
-    rows = [{"chunk_id": names.get(i, f"{i:05d}"), "slug": "d"} for i in range(n)]
-    build_collection(client, "v", rows, {"e5": vectors}, [([0], [1.0])] * n)
-    assert sorted(engine_top(client, query, k)) == ["00003", "00004", "00005"]
-    top = exact_top_k(_fetcher(client, "v", "e5", query.tolist(), False), k)
-    assert [c for c, _ in top] == ["00000", "00001", "00002"]
+    ids = [f"{i:05d}" for i in rng.permutation(n)]         # chunk ids in no relation to point order
+    rows = [{"chunk_id": c, "slug": "d"} for c in ids]
+    path = str(tmp_path / "v")
+    engine_build(path, rows, vectors, "fp")
+    with open_engine(path=path) as engine:
+        engine_first = [c for c, _ in engine.search("e5", [query], k, True)[0]]
+        (top,) = top_k_all(engine, "e5", [query], k, rescore=dense_scorer(vectors, ids, False))
+    assert [c for c, _ in top] == sorted(ids[:tied])[:k]
+    assert engine_first != [c for c, _ in top]            # the engine alone would have cut otherwise
     assert len({s for _, s in top}) == 1
 
 

@@ -158,11 +158,3 @@ def top_k(matrix, ids: list[int], counts: list[float], chunk_ids: list[str], k: 
     order = sorted(hit, key=lambda i: (-scores[i], chunk_ids[i]))[:k]
     return [(chunk_ids[i], float(scores[i])) for i in order]
 
-
-def doc_vectors(matrix) -> list[tuple[list[int], list[float]]]:
-    out = []
-    for i in range(matrix.shape[0]):
-        row = matrix.getrow(i)
-        order = np.argsort(row.indices)
-        out.append((row.indices[order].tolist(), row.data[order].astype(float).tolist()))
-    return out

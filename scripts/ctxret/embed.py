@@ -1,15 +1,60 @@
 """embed: a variant's chunk texts, or the questions, as vectors (ctxret.vectors).
 
-Row i of `<variant>-<model>.npy` is chunk i of the variant file; the `.json` sidecar names the
-model, the ids and the texts' sha256.
+A variant's chunks are embedded in shards, each one job: a shard is a fixed group of documents
+(`plan_shards`), and it embeds, into the content-addressed store, the distinct texts whose first
+occurrence in the variant is in one of its documents, so concurrent shards never compute the
+same text. `run_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
+of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256); what
+a shard did not store (none, after a full run) it computes itself.
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
-from .fileio import read_jsonl, write_json, write_npy
+from .fileio import canonical_json, iter_jsonl, read_json, read_jsonl, sha256_text, write_json, write_npy
 from .models import Kind
 from .vectors import embed_texts, sidecar
+
+
+def plan_shards(sizes: dict[str, int], chars_per_text: int, shard_texts: int) -> list[list[str]]:
+    """The documents of each embedding shard: consecutive documents (corpus order) up to about
+    `shard_texts` texts, a document counting its characters / `chars_per_text` (at least one).
+    An edited document moves no document before it to another shard."""
+    shards: list[list[str]] = [[]]
+    texts = 0
+    for slug, chars in sizes.items():
+        n = max(1, -(-chars // chars_per_text))
+        if shards[-1] and texts + n > shard_texts:
+            shards.append([])
+            texts = 0
+        shards[-1].append(slug)
+        texts += n
+    return shards
+
+
+def owned_texts(rows, slugs: set[str]) -> list[str]:
+    """The distinct texts of `rows` whose first occurrence is in a document of `slugs`."""
+    seen, mine = set(), []
+    for r in rows:
+        digest = hashlib.blake2b(r["text"].encode(), digest_size=16).digest()
+        if digest not in seen:
+            seen.add(digest)
+            if r["slug"] in slugs:
+                mine.append(r["text"])
+    return mine
+
+
+def run_shard(input, output, params, threads=1, **_) -> None:
+    texts = owned_texts((r for _, r in iter_jsonl(input.variant)), set(params.slugs))
+    _, computed, ident = embed_texts(texts, "passage", dict(params.model), params.store, threads,
+                                     int(params.flush_every), bool(params.offline))
+    write_json(output.meta, {"variant": params.variant, "model": params.model_name, "shard": params.shard,
+                             "documents": len(params.slugs), "texts": len(texts), "computed": computed,
+                             "texts_sha256": sha256_text(canonical_json(texts)), "identity": ident})
+    print(f"{params.variant} {params.model_name} shard {params.shard}: documents {len(params.slugs)}, "
+          f"texts {len(texts)}, computed {computed}, from store {len(texts) - computed}")
 
 
 def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list[str]) -> tuple[np.ndarray, int]:
@@ -24,8 +69,10 @@ def run_chunks(input, output, params, threads=1, **_) -> None:
     rows = read_jsonl(input.variant)
     matrix, computed = _embed(output, params, threads, "passage", [r["chunk_id"] for r in rows],
                               [r["text"] for r in rows])
+    computed += sum(read_json(s)["computed"] for s in input.shards)
     print(f"{params.variant} {params.model_name}: chunks {len(rows)}, computed {computed}, "
-          f"from store {len({r['text'] for r in rows}) - computed}, dims {matrix.shape[1]}")
+          f"from store {len({r['text'] for r in rows}) - computed}, dims {matrix.shape[1]}, "
+          f"shards {len(input.shards)}")
 
 
 def run_questions(input, output, params, threads=1, **_) -> None:

@@ -1,7 +1,8 @@
 """index: one Qdrant collection per variant — a named dense vector per model, sparse `bm25`.
 
 The manifest (points, vector config, input sha256) is the file Snakemake tracks. A collection
-whose inputs did not change is not rebuilt.
+whose inputs did not change is not rebuilt. Vectors are memory-mapped and the points go to the
+engine a batch at a time, so the step holds the token lists and the BM25 matrix, not the vectors.
 """
 from __future__ import annotations
 
@@ -12,69 +13,69 @@ from pathlib import Path
 
 import numpy as np
 
-from .bm25 import build_index, doc_vectors, make_tokenizer
-from .fileio import atomic_path, canonical_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
+from .bm25 import build_index, make_tokenizer
 from .errors import InputError
-from .qdrant import open_client, path_lock
+from .fileio import atomic_path, canonical_json, iter_jsonl, sha256_file, sha256_text, write_json, write_text
+from .qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
 
-BATCH = 256
-FORMAT = 2  # bump when the collection layout changes: part of the fingerprint
-
-
-def distance_for(vectors: np.ndarray) -> str:
-    """Dot for unit vectors (the same ranking as cosine, without re-normalising every vector on
-    every query in embedded Qdrant), cosine otherwise."""
-    norms = np.linalg.norm(vectors, axis=1)
-    return "Dot" if len(norms) and np.allclose(norms, 1.0, atol=1e-3) else "Cosine"
+BATCH = 512
+FORMAT = 3  # bump when the collection layout changes: part of the fingerprint
 
 
-def build_collection(client, name: str, rows: list[dict], dense: dict[str, np.ndarray],
-                     sparse: list[tuple[list[int], list[float]]]) -> None:
-    from qdrant_client import models
-    if client.collection_exists(name):
-        client.delete_collection(name)
-    client.create_collection(
-        name,
-        vectors_config={m: models.VectorParams(size=int(v.shape[1]), distance=models.Distance(distance_for(v)))
-                        for m, v in dense.items()},
-        sparse_vectors_config={"bm25": models.SparseVectorParams()})
+def hnsw_of(search: dict) -> Hnsw | None:
+    """The HNSW graph `search.exact: false` asks for; None: exact search, no graph."""
+    if search["exact"]:
+        return None
+    h = search["hnsw"]
+    return Hnsw(int(h["m"]), int(h["ef_construct"]), int(h["ef"]))
+
+
+def fill(engine, rows: list[dict], dense: dict[str, np.ndarray], matrix, hnsw: Hnsw | None) -> None:
+    """Create the collection on `engine` and load every point into it."""
+    engine.create({m: (int(v.shape[1]), distance_for(v)) for m, v in dense.items()}, hnsw)
+    matrix = matrix.tocsr()
+    matrix.sort_indices()
     for start in range(0, len(rows), BATCH):
+        stop = min(start + BATCH, len(rows))
+        block = {m: np.ascontiguousarray(v[start:stop], dtype=np.float32) for m, v in dense.items()}
         points = []
-        for i in range(start, min(start + BATCH, len(rows))):
-            vector = {m: v[i].tolist() for m, v in dense.items()}
-            ids, vals = sparse[i]
-            vector["bm25"] = models.SparseVector(indices=ids, values=vals)
-            points.append(models.PointStruct(id=i, vector=vector,
-                                             payload={"chunk_id": rows[i]["chunk_id"], "slug": rows[i]["slug"]}))
-        client.upsert(name, points)
+        for i in range(start, stop):
+            lo, hi = matrix.indptr[i], matrix.indptr[i + 1]
+            points.append(PointData(i, {m: b[i - start] for m, b in block.items()},
+                                    (matrix.indices[lo:hi].tolist(), matrix.data[lo:hi].astype(float).tolist()),
+                                    {"chunk_id": rows[i]["chunk_id"], "slug": rows[i]["slug"]}))
+        engine.upsert(points)
+    engine.finish()
 
 
 def run(input, output, params, threads=1, **_) -> None:
     variant = params.variant
     name = f"v_{variant}"
-    rows = read_jsonl(input.variant)
+    rows = [{"chunk_id": r["chunk_id"], "slug": r["slug"], "text": r["text"]} for _, r in iter_jsonl(input.variant)]
     models = list(params.models)
-    dense = {m: np.load(p) for m, p in zip(models, input.emb)}
+    dense = {m: np.load(p, mmap_mode="r") for m, p in zip(models, input.emb)}
     for m, v in dense.items():
         if v.shape[0] != len(rows):
             raise InputError(f"{input.variant}: {len(rows)} chunks but {v.shape[0]} {m} vectors")
     tokenizer = make_tokenizer(dict(params.bm25), threads)
-    tokens, analysed = tokenizer.cached_many([r["text"] for r in rows], params.store)
+    tokens, analysed = tokenizer.cached_many([r.pop("text") for r in rows], params.store)
     _, vocab, matrix = build_index(tokens, float(params.bm25["k1"]), float(params.bm25["b"]))
+    del tokens
+    hnsw = hnsw_of(dict(params.search))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}
     scoring = {k: v for k, v in dict(params.bm25).items() if k != "threads"}
     fingerprint = sha256_text(canonical_json({"format": FORMAT, "inputs": inputs, "bm25": scoring,
-                                              "tokenizer": tokenizer.describe(), "vocab": vocab}))
-    sparse = doc_vectors(matrix)
+                                              "tokenizer": tokenizer.describe(), "vocab": vocab,
+                                              "hnsw": hnsw and vars(hnsw)}))
     if params.qdrant_url:
-        with open_client(url=params.qdrant_url, api_key_env=params.api_key_env) as client:
-            build_collection(client, name, rows, dense, sparse)
-            points = client.count(name, exact=True).count
+        with server_client(params.qdrant_url, params.api_key_env) as client:
+            engine = ServerEngine(client, name)
+            fill(engine, rows, dense, matrix, hnsw)
+            points = engine.count()
         built = True
     else:
-        built = build_embedded(params.qdrant_path, name, fingerprint, rows, dense, sparse)
-        with open_client(path=params.qdrant_path) as client:
-            points = client.count(name, exact=True).count
+        built, points = build_embedded(params.qdrant_path, fingerprint,
+                                       lambda engine: fill(engine, rows, dense, matrix, hnsw))
     write_json(output.vocab, {"tokenizer": tokenizer.describe(), "k1": params.bm25["k1"],
                               "b": params.bm25["b"], "vocab": vocab,
                               "chunk_ids": [r["chunk_id"] for r in rows]})
@@ -82,10 +83,11 @@ def run(input, output, params, threads=1, **_) -> None:
     write_json(output.manifest, {
         "collection": name, "points": points, "fingerprint": fingerprint,
         "dense": {m: {"size": int(v.shape[1]), "distance": distance_for(v)} for m, v in dense.items()},
-        "sparse": {"bm25": {"vocabulary": len(vocab)}}, "inputs": inputs,
+        "sparse": {"bm25": {"vocabulary": len(vocab)}}, "hnsw": hnsw and vars(hnsw), "inputs": inputs,
         "tokenizer": tokenizer.describe(), "server": bool(params.qdrant_url)})
     print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)}, analyser "
-          f"{params.bm25['analyser']} (texts analysed now {analysed}, the rest from the store), "
+          f"{params.bm25['analyser']}, {'HNSW ' + str(vars(hnsw)) if hnsw else 'exact (no HNSW graph)'} "
+          f"(texts analysed now {analysed}, the rest from the store), "
           f"{'built' if built else 'kept (inputs unchanged)'}")
 
 
@@ -96,31 +98,33 @@ def write_sparse(path: str, matrix) -> None:
             sp.save_npz(f, matrix.tocsr())
 
 
-def build_embedded(path: str, name: str, fingerprint: str, rows, dense, sparse) -> bool:
-    """Build an embedded collection in scratch space and move it into place; False when the
-    collection at `path` was built from the same inputs (kept as is), True after a build.
-
-    Embedded Qdrant commits every point to SQLite on its own; on a real disk that is an fsync
-    per point, so the build happens on scratch space (tmpfs where there is one) and the finished
-    directory replaces the old one, which also means no half-built collection is ever visible.
-    """
+def build_embedded(path: str, fingerprint: str, load) -> tuple[bool, int]:
+    """(False, points) when the shard at `path` was built from the same inputs (kept as is);
+    else `load(engine)` fills a new shard beside it, which then replaces the old one whole (no
+    half-built shard is ever visible): (True, points)."""
     stamp = Path(f"{path}.fingerprint")
-    if Path(path).exists() and stamp.exists() and stamp.read_text() == fingerprint:
-        return False
-    scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    build = tempfile.mkdtemp(prefix="ctxret-qdrant-", dir=scratch)
+    if Path(path, "edge_config.json").exists() and stamp.exists() and stamp.read_text() == fingerprint:
+        engine = EdgeEngine(path)
+        with path_lock(path, shared=True):
+            engine.open()
+            try:
+                return False, engine.count()
+            finally:
+                engine.close()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    staged = tempfile.mkdtemp(prefix=f".{Path(path).name}.", dir=Path(path).parent)
     try:
-        with open_client(path=build) as client:
-            build_collection(client, name, rows, dense, sparse)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        staged = tempfile.mkdtemp(prefix=f".{Path(path).name}.", dir=Path(path).parent)
-        shutil.rmtree(staged)
-        shutil.copytree(build, staged)
+        engine = EdgeEngine(os.path.join(staged, "shard"))
+        try:
+            load(engine)
+            points = engine.count()
+        finally:
+            engine.close()
         with path_lock(path):
             if Path(path).exists():
                 shutil.rmtree(path)
-            os.replace(staged, path)
+            os.replace(os.path.join(staged, "shard"), path)
             write_text(stamp, fingerprint)
     finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return True
+        shutil.rmtree(staged, ignore_errors=True)
+    return True, points

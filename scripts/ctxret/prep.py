@@ -48,9 +48,10 @@ def kept(docs: list[dict], corpus: dict) -> list[dict]:
     return out
 
 
-def kept_slugs(corpus: dict) -> list[str]:
-    """What prep keeps, for the workflow when it is parsed: it reads (and so checks) the corpus."""
-    return [d["slug"] for d in kept(read_corpus(corpus), corpus)]
+def kept_sizes(corpus: dict) -> dict[str, int]:
+    """What prep keeps (slug -> characters), for the workflow when it is parsed: it reads (and so
+    checks) the corpus."""
+    return {d["slug"]: d["chars"] for d in kept(read_corpus(corpus), corpus)}
 
 
 def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> list[str]:

@@ -1,46 +1,193 @@
-"""Qdrant access: embedded (one client per path at a time, serialised by a file lock) or server."""
+"""Qdrant: one collection layout and one interface over two engines.
+
+- embedded (the default): Qdrant's own segment engine in-process (qdrant-edge), one shard
+  directory per collection; readers share a file lock, the index step swaps a new shard in under
+  an exclusive one;
+- server (`qdrant.url`): qdrant-client against a Qdrant server (compose.yaml).
+
+Layout: point id = row of the variant file; a named dense vector per model (`Dot` for unit
+vectors, `Cosine` otherwise), sparse `bm25` holding each chunk's BM25 term weights (no modifier:
+the IDF is in the weights already), payload `chunk_id` and `slug`. Searches are exact unless an
+HNSW index was asked for (`search.exact: false`).
+"""
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
+
+import numpy as np
 
 from .errors import InputError
 
-if TYPE_CHECKING:
-    from qdrant_client import QdrantClient
+Hit = tuple[str, float]            # (chunk_id, score)
+Sparse = tuple[list[int], list[float]]
+
+
+@dataclass(frozen=True)
+class Hnsw:
+    m: int
+    ef_construct: int
+    ef: int
+
+
+@dataclass
+class PointData:
+    id: int
+    dense: dict[str, np.ndarray]
+    sparse: Sparse
+    payload: dict
+
+
+def distance_for(vectors: np.ndarray) -> str:
+    """Dot for unit vectors (the same ranking as cosine, without re-normalising), cosine otherwise."""
+    norms = np.linalg.norm(vectors[:1000], axis=1)
+    return "Dot" if len(norms) and np.allclose(norms, 1.0, atol=1e-3) else "Cosine"
+
+
+class EdgeEngine:
+    """Qdrant's segment engine in-process, on one shard directory."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.shard = None
+
+    def create(self, dense: dict[str, tuple[int, str]], hnsw: Hnsw | None) -> None:
+        from qdrant_edge import (Distance, EdgeConfig, EdgeOptimizersConfig, EdgeShard, EdgeSparseVectorParams,
+                                 EdgeVectorParams, HnswIndexConfig)
+        graph = (HnswIndexConfig(m=hnsw.m, ef_construct=hnsw.ef_construct, full_scan_threshold=1)
+                 if hnsw else None)
+        config = EdgeConfig(
+            vectors={m: EdgeVectorParams(size=size, distance=getattr(Distance, distance))
+                     for m, (size, distance) in dense.items()},
+            sparse_vectors={"bm25": EdgeSparseVectorParams()}, hnsw_config=graph, wal_enabled=False,
+            # no graph unless asked for: every segment stays a plain (brute-force, exact) one
+            optimizers=EdgeOptimizersConfig(indexing_threshold=1 if hnsw else 0))
+        self.shard = EdgeShard.create(self.path, config)
+
+    def open(self) -> None:
+        from qdrant_edge import EdgeShard
+        if not Path(self.path, "edge_config.json").exists():
+            raise InputError(f"{self.path}: no Qdrant shard here (run the index step)")
+        self.shard = EdgeShard.load(self.path)
+
+    def upsert(self, points: list[PointData]) -> None:
+        from qdrant_edge import Point, SparseVector, UpdateOperation
+        self.shard.update(UpdateOperation.upsert_points([
+            Point(p.id, {**p.dense, "bm25": SparseVector(*p.sparse)}, p.payload) for p in points]))
+
+    def finish(self) -> None:
+        self.shard.flush()
+        self.shard.optimize()   # builds the HNSW graphs when there are any to build
+
+    def count(self) -> int:
+        from qdrant_edge import CountRequest
+        return self.shard.count(CountRequest(exact=True))
+
+    def search(self, using: str, queries: list, limit: int, exact: bool, ef: int | None = None) -> list[list[Hit]]:
+        from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SearchParams, SparseVector
+        params = SearchParams(exact=exact, hnsw_ef=None if exact else ef)
+        requests = [QueryRequest(limit=limit, query=Query.Nearest(SparseVector(*q) if using == "bm25" else q,
+                                                                  using=using),
+                                 with_payload=True, params=params) for q in queries]
+        return [[(p.payload["chunk_id"], float(p.score)) for p in points]
+                for points in self.shard.query_batch(QueryBatchRequest(requests))]
+
+    def close(self) -> None:
+        if self.shard is not None:
+            self.shard.close()
+            self.shard = None
+
+
+class ServerEngine:
+    """qdrant-client against a Qdrant server, one collection by name."""
+
+    def __init__(self, client, name: str):
+        self.client, self.name = client, name
+
+    def create(self, dense: dict[str, tuple[int, str]], hnsw: Hnsw | None) -> None:
+        from qdrant_client import models
+        if self.client.collection_exists(self.name):
+            self.client.delete_collection(self.name)
+        graph = models.HnswConfigDiff(m=hnsw.m, ef_construct=hnsw.ef_construct) if hnsw else None
+        self.client.create_collection(
+            self.name,
+            vectors_config={m: models.VectorParams(size=size, distance=models.Distance(distance))
+                            for m, (size, distance) in dense.items()},
+            sparse_vectors_config={"bm25": models.SparseVectorParams()}, hnsw_config=graph)
+
+    def open(self) -> None:
+        if not self.client.collection_exists(self.name):
+            raise InputError(f"Qdrant server: no collection {self.name} (run the index step)")
+
+    def upsert(self, points: list[PointData]) -> None:
+        from qdrant_client import models
+        self.client.upsert(self.name, [
+            models.PointStruct(id=p.id, payload=p.payload,
+                               vector={**{m: v.tolist() for m, v in p.dense.items()},
+                                       "bm25": models.SparseVector(indices=p.sparse[0], values=p.sparse[1])})
+            for p in points])
+
+    def finish(self) -> None:
+        pass  # the server indexes on its own; exact searches do not wait for it
+
+    def count(self) -> int:
+        return self.client.count(self.name, exact=True).count
+
+    def search(self, using: str, queries: list, limit: int, exact: bool, ef: int | None = None) -> list[list[Hit]]:
+        from qdrant_client import models
+        params = models.SearchParams(exact=exact, hnsw_ef=None if exact else ef)
+        requests = [models.QueryRequest(
+            query=models.SparseVector(indices=q[0], values=q[1]) if using == "bm25" else np.asarray(q).tolist(),
+            using=using, limit=limit, with_payload=True, params=params) for q in queries]
+        return [[(p.payload["chunk_id"], float(p.score)) for p in res.points]
+                for res in self.client.query_batch_points(self.name, requests)]
+
+    def close(self) -> None:
+        pass
 
 
 @contextlib.contextmanager
-def open_client(path: str | None = None, url: str | None = None,
-                api_key_env: str | None = None) -> Iterator["QdrantClient"]:
-    from qdrant_client import QdrantClient
+def open_engine(path: str | None = None, url: str | None = None, api_key_env: str | None = None,
+                name: str = "") -> Iterator[EdgeEngine | ServerEngine]:
+    """The engine holding collection `name` (server) or the shard at `path` (embedded), opened."""
     if url:
-        client = QdrantClient(url=url, api_key=os.environ.get(api_key_env or "") or None, timeout=10,
-                              check_compatibility=False)
-        try:
-            client.get_collections()
-        except Exception as e:  # any transport error: the server is not there
-            raise InputError(f"Qdrant server {url} does not answer ({type(e).__name__}: {e})") from None
-        try:
-            yield client
-        finally:
-            client.close()
+        with server_client(url, api_key_env) as client:
+            engine = ServerEngine(client, name)
+            engine.open()
+            yield engine
         return
-    with path_lock(path):
-        client = QdrantClient(path=path)
+    with path_lock(path, shared=True):
+        engine = EdgeEngine(path)
+        engine.open()
         try:
-            yield client
+            yield engine
         finally:
-            client.close()
+            engine.close()
 
 
 @contextlib.contextmanager
-def path_lock(path: str) -> Iterator[None]:
-    """An embedded Qdrant path opens in one client at a time: wait for it, across processes."""
+def server_client(url: str, api_key_env: str | None):
+    from qdrant_client import QdrantClient
+    client = QdrantClient(url=url, api_key=os.environ.get(api_key_env or "") or None, timeout=10,
+                          check_compatibility=False)
+    try:
+        client.get_collections()
+    except Exception as e:  # any transport error: the server is not there
+        raise InputError(f"Qdrant server {url} does not answer ({type(e).__name__}: {e})") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def path_lock(path: str, shared: bool = False) -> Iterator[None]:
+    """Searches of a shard share it; replacing the shard waits for them, across processes."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(f"{path}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield

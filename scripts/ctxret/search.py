@@ -1,22 +1,37 @@
-"""search: exact top-k per question; fuse: hybrid runs.
+"""search: top-k per question in the variant's Qdrant collection; fuse: hybrid runs.
 
-Dense runs come from the variant's Qdrant collection; BM25 runs from the BM25 weight matrix the
-index step stored (the same scores as bm25s and as Qdrant's `bm25` sparse vectors, without
-Qdrant's slow local sparse search). Ties are broken by (score desc, chunk id); Qdrant is asked
-for more than k until the k-th score is strictly above the last one fetched, so no tie is cut
-arbitrarily.
+Dense and BM25 runs are both searched in the engine, exact unless the index built an HNSW graph
+(`search.exact: false`; the log then reports its recall@k against exact search on a sample).
+Ties are broken by (score desc, chunk id); the engine is asked for more than k until the k-th
+score is strictly above the last one fetched, so no tie is cut arbitrarily.
+
+The decider is float64: the engine scores in float32, which can merge or split near-ties and so
+move a rank, so its hits are candidates, rescored in float64 (dense: the stored vectors, as
+qdrant-client's local mode scored them; BM25: the weight matrix the index stored, exactly as
+`bm25.top_k` scores), and the engine is asked for more until no chunk it did not return can
+reach the k-th rescored score. The runs' ranks and scores are those of the float64 scores.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-from .bm25 import query_vector, tokenizer_from, top_k
+from .bm25 import query_vector, tokenizer_from
 from .fileio import read_json, read_jsonl
 from .fusion import rrf
-from .qdrant import open_client
+from .qdrant import Hit, open_engine
 from .runs import read_run, write_run
+
+
+@dataclass
+class Rescorer:
+    """`for_query(q)` -> (chunk ids -> float64 scores); `reach(s)`: the most a chunk the engine
+    scored `s` or less (float32) can score in float64."""
+    for_query: Callable
+    reach: Callable[[float], float]
 
 
 def exact_top_k(fetch, k: int) -> list[tuple[str, float]]:
@@ -33,46 +48,122 @@ def exact_top_k(fetch, k: int) -> list[tuple[str, float]]:
         limit *= 2
 
 
-def _fetcher(client, collection: str, using: str, query, remote: bool):
-    from qdrant_client import models
-    # embedded Qdrant is always exact (brute force); a server is asked to be
-    exact = models.SearchParams(exact=True) if remote else None
+def top_k_all(engine, using: str, queries: list, k: int, exact: bool = True, ef: int | None = None,
+              rescore: Rescorer | None = None) -> list[list[Hit]]:
+    """`exact_top_k` of every query: the first 2k hits of all of them fetched in one batch, more
+    one query at a time when a tie or `rescore` asks for them."""
+    first_limit = 2 * k
+    first = engine.search(using, queries, first_limit, exact, ef) if queries else []
+    out = []
+    for q, hits in zip(queries, first):
+        def fetch(limit: int, q=q, hits=hits) -> list[Hit]:
+            return hits[:limit] if limit <= first_limit else engine.search(using, [q], limit, exact, ef)[0]
+        out.append(exact_top_k(fetch if rescore is None else rescored(fetch, rescore.for_query(q), rescore.reach), k))
+    return out
 
-    def fetch(limit: int) -> list[tuple[str, float]]:
-        res = client.query_points(collection, query=query, using=using, limit=limit, with_payload=True,
-                                  search_params=exact)
-        return [(p.payload["chunk_id"], float(p.score)) for p in res.points]
-    return fetch
+
+def rescored(fetch, score, reach):
+    """`fetch` with its hits rescored by `score` (chunk ids -> exact scores): the exact top
+    `limit`, fetching more until no chunk outside the hits can `reach` it."""
+    def exact_fetch(limit: int) -> list[Hit]:
+        n = limit
+        while True:
+            hits = fetch(n)
+            exact = sorted(zip([c for c, _ in hits], score([c for c, _ in hits])), key=lambda cs: (-cs[1], cs[0]))
+            if len(hits) < n or exact[limit - 1][1] > reach(hits[-1][1]):
+                return exact[:limit]
+            n *= 2
+    return exact_fetch
+
+
+def bm25_scorer(matrix, chunk_ids: list[str]) -> Rescorer:
+    """BM25 from the stored weight matrix (CSR, sorted indices), summed term by term in id order
+    in float64: bit for bit `bm25.top_k`'s scores. A float32 sum of a query's few positive terms
+    is within 1e-5 of it, relatively."""
+    row = {c: i for i, c in enumerate(chunk_ids)}
+
+    def for_query(query):
+        weight = dict(zip(*query))
+
+        def score(cids: list[str]) -> list[float]:
+            out = []
+            for c in cids:
+                lo, hi = matrix.indptr[row[c]], matrix.indptr[row[c] + 1]
+                total = 0.0
+                for term, w in zip(matrix.indices[lo:hi].tolist(), matrix.data[lo:hi].tolist()):
+                    if term in weight:
+                        total += w * weight[term]
+                out.append(total)
+            return out
+        return score
+    return Rescorer(for_query, lambda s: s * (1 + 1e-5))
+
+
+def dense_scorer(vectors: np.ndarray, chunk_ids: list[str], cosine: bool) -> Rescorer:
+    """Dot products (cosine: of the normalised vectors) in float64 of the stored float32 vectors
+    (memory-mapped; only the hits' rows are read). A float32 dot product of unit vectors is within
+    1e-4 of it (1,024 dimensions at most 6e-5)."""
+    row = {c: i for i, c in enumerate(chunk_ids)}
+
+    def unit(m: np.ndarray) -> np.ndarray:
+        return m / np.linalg.norm(m, axis=-1, keepdims=True) if cosine else m
+
+    def for_query(q):
+        q64 = unit(np.asarray(q, dtype=np.float64))
+
+        def score(cids: list[str]) -> list[float]:
+            rows = vectors[[row[c] for c in cids]].astype(np.float64)
+            return (unit(rows) @ q64).tolist() if cids else []
+        return score
+    return Rescorer(for_query, lambda s: s + 1e-4)
+
+
+def recall_at_k(approx: list[list[Hit]], exact: list[list[Hit]]) -> float:
+    found = sum(len({c for c, _ in a} & {c for c, _ in e}) for a, e in zip(approx, exact))
+    return found / max(1, sum(len(e) for e in exact))
 
 
 def run_dense(input, output, params, **_) -> None:
     meta = read_json(input.qmeta)
-    vectors = np.load(input.qemb)
-    collection = read_json(input.manifest)["collection"]
-    results = {}
-    with open_client(path=params.qdrant_path, url=params.qdrant_url or None,
-                     api_key_env=params.api_key_env) as client:
-        for qid, vec in zip(meta["ids"], vectors):
-            results[qid] = exact_top_k(_fetcher(client, collection, params.model, vec.tolist(),
-                                                   bool(params.qdrant_url)), int(params.k))
-    write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: {len(results)} questions, top {params.k}")
+    vectors = np.load(input.qemb, mmap_mode="r")
+    manifest = read_json(input.manifest)
+    hnsw, k = manifest.get("hnsw"), int(params.k)
+    queries = [np.asarray(v, dtype=np.float32) for v in vectors]
+    rescore = dense_scorer(np.load(input.emb, mmap_mode="r"), read_json(input.emb_meta)["ids"],
+                           manifest["dense"][params.model]["distance"] == "Cosine")
+    with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
+                     name=manifest["collection"]) as engine:
+        ranked = top_k_all(engine, params.model, queries, k, exact=not hnsw, ef=hnsw and hnsw["ef"], rescore=rescore)
+        if hnsw:
+            sample = sorted(set(np.linspace(0, len(queries) - 1, min(len(queries), int(params.recall_sample)),
+                                            dtype=int).tolist())) if queries else []
+            exact = top_k_all(engine, params.model, [queries[i] for i in sample], k, rescore=rescore)
+            recall = recall_at_k([ranked[i] for i in sample], exact)
+    write_run(output.run, output.trec, params.name, dict(zip(meta["ids"], ranked)))
+    how = (f"HNSW (ef {hnsw['ef']}): recall@{k} against exact search {recall:.4f} on {len(sample)} questions"
+           if hnsw else "exact")
+    print(f"{params.name}: {len(ranked)} questions, top {k}, {how} (engine candidates, float64 rescored)")
 
 
 def run_bm25(input, output, params, **_) -> None:
     import scipy.sparse as sp
     index = read_json(input.vocab)
-    matrix = sp.load_npz(input.matrix).tocsc()
+    manifest = read_json(input.manifest)
+    matrix = sp.load_npz(input.matrix).tocsr()
+    matrix.sort_indices()
     tokenizer = tokenizer_from(index["tokenizer"])
     questions = read_jsonl(input.questions)
-    results, empty = {}, []
-    for q, tokens in zip(questions, tokenizer.many([q["question"] for q in questions])):
-        ids, counts = query_vector(tokens, index["vocab"])
-        results[q["id"]] = top_k(matrix, ids, counts, index["chunk_ids"], int(params.k))
-        if not results[q["id"]]:
-            empty.append(q["id"])
+    queries = [query_vector(tokens, index["vocab"]) for tokens in tokenizer.many([q["question"] for q in questions])]
+    known = [i for i, (ids, _) in enumerate(queries) if ids]
+    with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
+                     name=manifest["collection"]) as engine:
+        ranked = top_k_all(engine, "bm25", [queries[i] for i in known], int(params.k),
+                           rescore=bm25_scorer(matrix, index["chunk_ids"]))
+    results = {q["id"]: [] for q in questions}
+    results.update({questions[i]["id"]: hits for i, hits in zip(known, ranked)})
+    empty = [qid for qid, hits in results.items() if not hits]
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: {len(results)} questions, top {params.k}; "
+    print(f"{params.name}: {len(results)} questions, top {params.k} (engine candidates, float64 rescored); "
           f"queries with an empty result (no known term) {len(empty)} {empty}")
 
 
