@@ -88,8 +88,8 @@ def test_stage_writes_matrix_sidecar_and_summary(tmp_path, capsys):
     embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
     embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
     out = capsys.readouterr()
-    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384, shards 0",
-                                    "T1 e5: chunks 3, computed 0, from store 3, dims 384, shards 0"]
+    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384, fp32, shards 0",
+                                    "T1 e5: chunks 3, computed 0, from store 3, dims 384, fp32, shards 0"]
     assert "texts/s" in out.err
     assert np.load(output.npy).shape == (3, 384)
     meta = json.loads(Path(output.meta).read_text(encoding="utf-8"))

