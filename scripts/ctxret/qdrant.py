@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -160,13 +162,29 @@ def open_engine(path: str | None = None, url: str | None = None, api_key_env: st
             engine.open()
             yield engine
         return
-    with path_lock(path, shared=True):
-        engine = EdgeEngine(path)
+    with private_copy(path) as copy:
+        engine = EdgeEngine(copy)
         engine.open()
         try:
             yield engine
         finally:
             engine.close()
+
+
+@contextlib.contextmanager
+def private_copy(path: str) -> Iterator[str]:
+    """A copy of the shard at `path` for one reader, removed afterwards: loading a shard rewrites
+    some of its files (its config, the storages' journals), so the index's own shard is never
+    loaded by a search, and concurrent searches never write the same files."""
+    if not Path(path, "edge_config.json").exists():
+        raise InputError(f"{path}: no Qdrant shard here (run the index step)")
+    scratch = tempfile.mkdtemp(prefix=f".{Path(path).name}.search-", dir=Path(path).parent)
+    try:
+        with path_lock(path, shared=True):
+            shutil.copytree(path, scratch, dirs_exist_ok=True)
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @contextlib.contextmanager
