@@ -37,10 +37,11 @@ def chunk_grades(g: dict) -> dict[str, int]:
     return grades
 
 
-def doc_grades(g: dict, slug_of: dict[str, str]) -> dict[str, int]:
-    """A question's judged documents: those holding a gold unit, at its grade (runs/qrels-doc.txt)."""
+def doc_grades(judged: dict[str, int], slug_of: dict[str, str]) -> dict[str, int]:
+    """A question's judged documents from its judged chunks: each document holding one, at the
+    best grade among them (runs/doc/qrels.txt)."""
     grades: dict[str, int] = {}
-    for cid, grade in chunk_grades(g).items():
+    for cid, grade in judged.items():
         grades[slug_of[cid]] = max(grades.get(slug_of[cid], 0), grade)
     return grades
 
@@ -56,7 +57,8 @@ def question_outcomes(run: dict[str, list[str]], gold: dict[str, dict], slug_of:
         ranked = run.get(qid, [])
         gold_ids = set(g["gold_chunks"])
         units = [set(u["chunks"]) for u in g["units"]]
-        docs, grades, by_doc = metrics.document_ranking(ranked, slug_of), chunk_grades(g), doc_grades(g, slug_of)
+        grades = chunk_grades(g)
+        docs, by_doc = metrics.document_ranking(ranked, slug_of), doc_grades(grades, slug_of)
         row = {"rank": metrics.gold_rank(ranked, gold_ids),
                "rr": metrics.reciprocal_rank(ranked, gold_ids, cut.mrr_k),
                "doc_hit": metrics.doc_hit_at([slug_of[c] for c in ranked], set(g["gold_slugs"]), cut.doc_k)}

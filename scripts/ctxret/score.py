@@ -13,7 +13,7 @@ import numpy as np
 from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
 from .metrics import document_ranking
-from .outcomes import Condition, Cutoffs, doc_grades, group_members, question_outcomes
+from .outcomes import Condition, Cutoffs, chunk_grades, doc_grades, group_members, question_outcomes
 from .runs import qrels_text, read_run, trec_text
 from .presentation import headline_rows, score_markdown
 from .tables import markdown_table
@@ -84,7 +84,7 @@ def document_runs(run: dict[str, list[str]], slug_of: dict[str, str]) -> dict[st
 def doc_qrels_text(gold: dict[str, dict], slug_of: dict[str, str]) -> str:
     """TREC qrels of the document runs: every document holding a gold unit, at its grade."""
     return "".join(f"{q} 0 {slug} {grade}\n" for q, g in gold.items() if g["gold_chunks"]
-                   for slug, grade in doc_grades(g, slug_of).items())
+                   for slug, grade in doc_grades(chunk_grades(g), slug_of).items())
 
 
 def write_parquet(path: str, rows: list[dict]) -> None:

@@ -15,6 +15,7 @@ slots). It is the control: how much of an LLM context does plain structure alrea
 """
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Callable
 
@@ -92,7 +93,9 @@ def form_name(forms: list[str], context: str) -> str:
     return "none" if not context else "head" if context == forms[-2] else "shorter"
 
 
+@functools.lru_cache(maxsize=4)
 def has_headings(body: str) -> bool:
+    """Asked once per chunk, answered once per document (its chunks come one after another)."""
     return any(b.heading is not None for b in blocks(body))
 
 
