@@ -102,15 +102,10 @@ def build_embedded(path: str, fingerprint: str, load) -> tuple[bool, int]:
     """(False, points) when the shard at `path` was built from the same inputs (kept as is);
     else `load(engine)` fills a new shard beside it, which then replaces the old one whole (no
     half-built shard is ever visible): (True, points)."""
-    stamp = Path(f"{path}.fingerprint")
-    if Path(path, "edge_config.json").exists() and stamp.exists() and stamp.read_text() == fingerprint:
-        engine = EdgeEngine(path)
-        with path_lock(path, shared=True):
-            engine.open()
-            try:
-                return False, engine.count()
-            finally:
-                engine.close()
+    stamp = Path(f"{path}.fingerprint")   # "<fingerprint> <points>": a kept shard is never loaded
+    kept = stamp.read_text().split() if stamp.exists() else []
+    if Path(path, "edge_config.json").exists() and kept[:1] == [fingerprint]:
+        return False, int(kept[1])
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     staged = tempfile.mkdtemp(prefix=f".{Path(path).name}.", dir=Path(path).parent)
     try:
@@ -124,7 +119,7 @@ def build_embedded(path: str, fingerprint: str, load) -> tuple[bool, int]:
             if Path(path).exists():
                 shutil.rmtree(path)
             os.replace(os.path.join(staged, "shard"), path)
-            write_text(stamp, fingerprint)
+            write_text(stamp, f"{fingerprint} {points}")
     finally:
         shutil.rmtree(staged, ignore_errors=True)
     return True, points
