@@ -8,8 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import (EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, make_tokenizer,
-                         query_vector, top_k)
+from ctxret.bm25 import EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, make_tokenizer, query_vector
 from ctxret.index import build_embedded, fill
 from ctxret.language import bm25_analyser
 from ctxret.qdrant import open_engine
@@ -67,6 +66,12 @@ def test_term_ids_do_not_depend_on_the_process():
         vocabs.append(json.loads(out.stdout))
     assert vocabs[0] == vocabs[1]
 
+
+def top_k(matrix, ids: list[int], counts: list[float], chunk_ids: list[str], k: int) -> list[tuple[str, float]]:
+    """The float64 reference: every chunk sharing a term scored at once, ties by chunk id."""
+    scores = np.asarray(matrix[:, ids] @ np.asarray(counts, dtype=np.float64)).ravel()
+    order = sorted(np.flatnonzero(scores > 0), key=lambda i: (-scores[i], chunk_ids[i]))[:k]
+    return [(chunk_ids[i], float(scores[i])) for i in order]
 
 def test_the_engines_sparse_search_equals_bm25s_and_its_rescored_top_k_is_exact(tokenizer, tmp_path):
     retriever, vocab, matrix = build_index(tokenizer.many(TEXTS), 1.5, 0.75)

@@ -5,11 +5,11 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from ctxret.bm25 import SimpleTokenizer, build_index, query_vector, top_k
+from ctxret.bm25 import SimpleTokenizer, build_index, query_vector
 from ctxret.fusion import rrf
 from ctxret.index import build_embedded, fill
 from ctxret.qdrant import open_engine
-from ctxret.search import dense_scorer, exact_top_k, top_k_all
+from ctxret.search import bm25_scorer, dense_scorer, exact_top_k, top_k_all
 
 
 def placed(length: int, at: dict[str, int], filler: str) -> list[str]:
@@ -83,12 +83,16 @@ def test_a_dense_fetch_widens_until_the_kth_score_is_strictly_above_the_next():
     assert limits == [3, 6, 12]                           # 12 is the first fetch reaching a lower score
 
 
-def test_a_bm25_tie_at_rank_k_is_decided_by_chunk_id():
+def test_a_bm25_tie_at_rank_k_is_decided_by_chunk_id(tmp_path):
     texts = ["kafka lag alert", "redis ttl", "kafka lag alert", "kafka lag alert", "kafka retries"]
     tokens = SimpleTokenizer(lowercase=True).many(texts)
     _, vocab, matrix = build_index(tokens, 1.5, 0.75)
     chunk_ids = ["00009", "00001", "00004", "00002", "00003"]
-    ids, counts = query_vector(["kafka", "lag"], vocab)
-    top = top_k(matrix.tocsc(), ids, counts, chunk_ids, 2)
+    rows = [{"chunk_id": c, "slug": "d"} for c in chunk_ids]
+    path = str(tmp_path / "v")
+    build_embedded(path, "fp", lambda engine: fill(engine, rows, {}, matrix, None))
+    with open_engine(path=path) as engine:          # the search stage's path: engine, then float64
+        (top,) = top_k_all(engine, "bm25", [query_vector(["kafka", "lag"], vocab)], 2,
+                           rescore=bm25_scorer(matrix.tocsr(), chunk_ids))
     assert [c for c, _ in top] == ["00002", "00004"]     # three tied texts: the two smallest ids
     assert top[0][1] == top[1][1]

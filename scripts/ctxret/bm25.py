@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import numpy as np
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
 SIMPLE_TOKEN = re.compile(IDENTIFIER.pattern + r"|\w+")
@@ -146,15 +145,3 @@ def query_vector(tokens: list[str], vocab: dict[str, int]) -> tuple[list[int], l
     counts = Counter(vocab[t] for t in tokens if t in vocab)
     ids = sorted(counts)
     return ids, [float(counts[i]) for i in ids]
-
-
-def top_k(matrix, ids: list[int], counts: list[float], chunk_ids: list[str], k: int) -> list[tuple[str, float]]:
-    """Exact BM25 top k (documents sharing at least one term), ties by chunk id: the same
-    scores as bm25s and as a dot product with the sparse vectors stored in Qdrant."""
-    if not ids:
-        return []
-    scores = np.asarray(matrix[:, ids] @ np.asarray(counts, dtype=np.float64)).ravel()
-    hit = np.flatnonzero(scores > 0)
-    order = sorted(hit, key=lambda i: (-scores[i], chunk_ids[i]))[:k]
-    return [(chunk_ids[i], float(scores[i])) for i in order]
-

@@ -7,8 +7,8 @@ score is strictly above the last one fetched, so no tie is cut arbitrarily.
 
 The decider is float64: the engine scores in float32, which can merge or split near-ties and so
 move a rank, so its hits are candidates, rescored in float64 (dense: the stored vectors, as
-qdrant-client's local mode scored them; BM25: the weight matrix the index stored, exactly as
-`bm25.top_k` scores), and the engine is asked for more until no chunk it did not return can
+qdrant-client's local mode scored them; BM25: the weight matrix the index stored, the scores
+bm25s gives), and the engine is asked for more until no chunk it did not return can
 reach the k-th rescored score. The runs' ranks and scores are those of the float64 scores.
 """
 from __future__ import annotations
@@ -78,7 +78,7 @@ def rescored(fetch, score, reach):
 
 def bm25_scorer(matrix, chunk_ids: list[str]) -> Rescorer:
     """BM25 from the stored weight matrix (CSR, sorted indices), summed term by term in id order
-    in float64: bit for bit `bm25.top_k`'s scores. A float32 sum of a query's few positive terms
+    in float64 (bm25s's scores; tests/test_bm25.py checks them against a matrix product). A float32 sum of a query's few positive terms
     is within 1e-5 of it, relatively."""
     row = {c: i for i, c in enumerate(chunk_ids)}
 
