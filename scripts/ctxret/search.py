@@ -78,8 +78,8 @@ def rescored(fetch, score, reach):
 
 def bm25_scorer(matrix, chunk_ids: list[str]) -> Rescorer:
     """BM25 from the stored weight matrix (CSR, sorted indices), summed term by term in id order
-    in float64 (bm25s's scores; tests/test_bm25.py checks them against a matrix product). A float32 sum of a query's few positive terms
-    is within 1e-5 of it, relatively."""
+    in float64 (bm25s's scores; tests/test_bm25.py checks them against a matrix product). A
+    float32 sum of a query's few positive terms is within 1e-5 of it, relatively."""
     row = {c: i for i, c in enumerate(chunk_ids)}
 
     def for_query(query):
