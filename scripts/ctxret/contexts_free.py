@@ -27,7 +27,8 @@ def token_fit(models: dict, offline: bool, template: str) -> Callable[[str, dict
 
 def run(input, output, params, **_) -> None:
     paths = [Path(p) for p in output]
-    backend = HeuristicBackend(dict(params.llm), token_fit(dict(params.models), bool(params.offline), params.t1_template))
+    fits = token_fit(dict(params.models), bool(params.offline), params.t1_template)
+    backend = HeuristicBackend(dict(params.llm), fits)
     prompt = read_prompt(input.template)
     for path, (doc, chunks) in zip(paths, documents_with_chunks(input.docs, input.chunks,
                                                                 [p.stem for p in paths]).values()):
