@@ -7,7 +7,7 @@ Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Questi
 from __future__ import annotations
 
 import random
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 from ..documents import select
@@ -75,19 +75,15 @@ def gold_of(row: dict) -> str:
 
 
 def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
-    """Imported questions whose text another question of the set repeats: all of them when their
-    gold differs (ambiguous), the repeats when it is the same."""
-    golds: dict[str, set[str]] = defaultdict(set)
-    for r in rows:
-        golds[r["question"]].add(gold_of(r))
+    """Imported questions that repeat both the text and the gold of an earlier question of the set
+    (the same question twice) are dropped; the same text with another gold is another question."""
     kept, seen, dropped = [], set(), Counter()
     for r in rows:
-        if len(golds[r["question"]]) > 1:
-            dropped["same text as another question, other gold"] += 1
-        elif r["question"] in seen:
+        key = (r["question"], gold_of(r))
+        if key in seen:
             dropped["same text and gold as another question"] += 1
         else:
-            seen.add(r["question"])
+            seen.add(key)
             kept.append(r)
     return kept, dropped
 
@@ -100,7 +96,8 @@ def drop_report(read: int, dropped: Counter, kept: int) -> str:
 
 def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
     """The raw question records of one set (each with file and line) and report lines.
-    Imported sets drop repeated question texts (reported); a JSONL set keeps every line."""
+    Imported sets drop a question repeating another's text and gold (reported); a JSONL set
+    keeps every line."""
     problem = set_problem(spec, corpus)
     if problem:
         raise InputError(f"config questions.sets.{name}: {problem}")
