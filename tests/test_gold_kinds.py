@@ -63,7 +63,7 @@ def test_several_passages_each_a_unit(scored):
     # first gold chunk 00002 at rank 2: a hit at 2, MRR 1/2; at 2 only passage 2 is found (1/2),
     # at 5 both; the top 2 hold a chunk of pathlib-notes (00002)
     assert (s["fail@2"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (0, 0.5, 1.0, 0.5, 1)
-    assert qrels == ["a1 0 00000 1", "a1 0 00002 1"]
+    assert qrels == ["a1 0 py-1 1", "a1 0 py-3 1"]   # the corpus's own chunk ids
 
 
 def test_several_gold_chunk_ids(scored):
@@ -74,7 +74,7 @@ def test_several_gold_chunk_ids(scored):
     # first gold chunk at rank 4: fail at 2, MRR 1/4; recall 0 at 2, 1 at 5; the top 2 are retry-notes
     assert (s["fail@2"]["n"], s["fail@5"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (
         1, 0, 0.0, 1.0, 0.25, 0)
-    assert qrels == ["a2 0 00001 1", "a2 0 00002 1"]
+    assert qrels == ["a2 0 py-2 1", "a2 0 py-3 1"]
     # binary gains: gold at ranks 4 and 5 of 5
     assert s["nDCG@10"] == pytest.approx((1 / math.log2(5) + 1 / math.log2(6)) / (1 + 1 / math.log2(3)))
 
@@ -86,7 +86,7 @@ def test_graded_gold_documents(scored):
         ("pathlib-notes", ["00000", "00001", "00002"], 1), ("retry-notes", ["00003", "00004"], 2)]
     # any chunk of a gold document counts: rank 1, MRR 1; at 2 one of two documents (1/2), at 5 both
     assert (s["fail@2"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (0, 0.5, 1.0, 1.0, 1)
-    assert sorted(qrels) == ["a3 0 00000 1", "a3 0 00001 1", "a3 0 00002 1", "a3 0 00003 2", "a3 0 00004 2"]
+    assert sorted(qrels) == ["a3 0 http-1 2", "a3 0 http-2 2", "a3 0 py-1 1", "a3 0 py-2 1", "a3 0 py-3 1"]
     # nDCG@10, gains 1 1 1 2 2 in run order against the ideal 2 2 1 1 1
     dcg = lambda gains: sum(g / math.log2(i + 2) for i, g in enumerate(gains))  # noqa: E731
     assert s["nDCG@10"] == pytest.approx(dcg([1, 1, 1, 2, 2]) / dcg([2, 2, 1, 1, 1]))
