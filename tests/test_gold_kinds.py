@@ -104,3 +104,26 @@ def test_gold_that_is_not_in_the_corpus_is_named(scored, tmp_path, question, sta
     with pytest.raises(InputError) as e:
         scored({"id": "x1", "question": "?", **question}, [])
     assert f"{tmp_path / 'q.jsonl'}:1: x1: {status}" in str(e.value)
+
+
+@pytest.mark.parametrize("field, groups", [
+    ("gold_chunks", [["py-1", "http-1"], ["py-3"]]),
+    ("gold_docs", [["pathlib-notes", "retry-notes"]]),
+])
+def test_gold_in_groups_every_group_needed_any_member_satisfies_it(scored, field, groups):
+    ranked = ["00003", "00001", "00004", "00002", "00000"]   # http-1 py-2 http-2 py-3 py-1
+    gold, s, _ = scored({"id": "g1", "question": "groups", field: groups}, ranked)
+    assert [u["id"] for u in gold["units"]] == ["|".join(g) for g in groups]
+    name = {"00000": "py-1", "00001": "py-2", "00002": "py-3", "00003": "http-1", "00004": "http-2"}
+    doc = {"py": "pathlib-notes", "http": "retry-notes"}
+    ids = [name[c] for c in ranked] if field == "gold_chunks" else [doc[name[c].split("-")[0]] for c in ranked]
+    for k in (2, 5):   # AutoRAG's recall: the share of groups with a member in the top k
+        expected = sum(1 for g in groups if set(g) & set(ids[:k])) / len(groups)
+        assert s[f"recall@{k}"] == s[f"pass@{k}"] == pytest.approx(expected)
+
+
+def test_gold_mixing_ids_and_groups_is_named(scored, tmp_path):
+    with pytest.raises(InputError) as e:
+        scored({"id": "g2", "question": "?", "gold_docs": [["pathlib-notes"], "retry-notes"]}, [])
+    assert str(e.value) == (f"{tmp_path / 'q.jsonl'}:1: field 'gold_docs' mixes ids and groups (lists of ids); "
+                            f"give one or the other")

@@ -54,8 +54,8 @@ def name_chunks(docs: list[dict], chunks: list[dict]) -> None:
     """Each chunk's `doc` (its document's own id: the source's, else the slug) and `name`, what
     runs, qrels and reports call it: the source's own unit when the chunk is exactly one (a given
     chunk's id, a SQuAD paragraph), the document's id when it is the whole document, else
-    `<doc>#<n>`, its n-th chunk (the internal chunk_id stays the runs' short key). Whitespace becomes `_` (TREC files split on it); a name another
-    chunk already has gets `~<chunk_id>`."""
+    `<doc>#<n>`, its n-th chunk (the internal chunk_id stays the runs' short key). Whitespace
+    becomes `_` (TREC files split on it); a name another chunk already has gets `~<chunk_id>`."""
     by_slug = {d["slug"]: d for d in docs}
     spans = {d["slug"]: {(u["start"], u["end"]): u["id"] for u in d.get("units", [])} for d in docs}
     n, taken = Counter(), set()
