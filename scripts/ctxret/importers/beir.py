@@ -1,5 +1,6 @@
 """beir: a BEIR data set directory — `corpus.jsonl` ({_id, title, text, metadata}),
-`queries.jsonl` ({_id, text}; other field names: corpus.columns) and `qrels/<split>.tsv` (query-id, corpus-id, score; a header line).
+`queries.jsonl` ({_id, text}; other field names: corpus.columns) and `qrels/<split>.tsv`
+(query-id, corpus-id, score; a header line).
 
 Documents keep their id as slug when it is safe as a file name (else `safe_slug` of it, the
 original id in `meta.id`). Questions are the queries with at least one judged document of
