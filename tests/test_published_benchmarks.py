@@ -20,10 +20,11 @@ import pyarrow.parquet as pq
 import pytest
 from ir_measures import R, Success
 
-from conftest import read_lines, settings, write_lines
+from conftest import question_sets, read_lines, settings, write_lines
 from ctxret import chunks, cut, prep, qcheck, questions, score
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus
+from ctxret.questionset import load_question_sets
 
 DATA = Path(__file__).parent / "data" / "formats"
 CODE = {"format": "chunked", "path": str(DATA / "codebench" / "corpus.jsonl"), "language": "en",
@@ -169,3 +170,14 @@ def test_a_chunked_field_that_is_not_there_is_named_with_the_fields_there():
     assert str(e.value) == f"{CODE['path']}:1: chunk 0: no field 'body' (fields: chunk_id, original_index, content)"
     with pytest.raises(InputError, match=r"config corpus.columns: chunks not read by format 'table'"):
         read_corpus(settings(corpus={**PAGES, "columns": {"chunks": "parts"}})["corpus"])
+
+
+def test_the_same_text_in_two_sets_is_two_questions_and_only_an_id_twice_is_an_error(tmp_path):
+    a = write_lines(tmp_path / "a.jsonl", [{"id": "a1", "question": "Where?", "gold_docs": ["d1"]}])
+    b = write_lines(tmp_path / "b.jsonl", [{"id": "b1", "question": "Where?", "gold_docs": ["d2"]}])
+    found, reports = load_question_sets(question_sets({"A": a, "B": b}))
+    assert [q["id"] for q in found] == ["a1", "b1"]
+    assert reports["B"] == ["questions a1 (set A), b1 share one text, each with its own gold: each is scored"]
+    write_lines(b, [{"id": "a1", "question": "Where else?", "gold_docs": ["d2"]}])
+    with pytest.raises(InputError, match=rf"{b}:1: duplicate question id 'a1' \(first at {a}:1\)"):
+        load_question_sets(question_sets({"A": a, "B": b}))

@@ -128,21 +128,23 @@ def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tup
                 raise InputError(f"{where}: duplicate question id {q['id']!r} (first at {seen[q['id']]})")
             seen[q["id"]] = where
             out.append(q)
-        reports[set_name] += shared_texts([q for q in out if q["set"] == set_name])
+    for set_name, line in shared_texts(out):
+        reports[set_name].append(line)
     return out, reports
 
 
-def shared_texts(questions: list[dict]) -> list[str]:
-    """Report lines naming the questions of a set whose text another of its questions shares:
-    each is a question of its own (questions are their ids), scored with its own gold."""
+def shared_texts(questions: list[dict]) -> list[tuple[str, str]]:
+    """(set, report line) naming questions that share a text: each is a question of its own
+    (questions are their ids), scored with its own gold; the line goes to the last one's set."""
     by_text: dict[str, list[dict]] = {}
     for q in questions:
         by_text.setdefault(q["question"], []).append(q)
     lines = []
     for same in (qs for qs in by_text.values() if len(qs) > 1):
         other = len({gold_of(q) for q in same}) > 1
-        lines.append(f"questions {', '.join(q['id'] for q in same)} share one text, "
-                     f"{'each with its own gold' if other else 'with the same gold'}: each is scored")
+        ids = ", ".join(q["id"] if q["set"] == same[-1]["set"] else f"{q['id']} (set {q['set']})" for q in same)
+        lines.append((same[-1]["set"], f"questions {ids} share one text, "
+                                       f"{'each with its own gold' if other else 'with the same gold'}: each is scored"))
     return lines
 
 
