@@ -4,8 +4,8 @@
 
 or the same with other field names (corpus.columns). The body is the chunks' texts joined by
 blank lines; every chunk is a unit (its id, section and span), and the `given` chunker turns each
-unit back into exactly one chunk. Chunk ids are unique
-across the corpus: questions name them as gold (`gold_chunks`).
+unit back into exactly one chunk. Chunk ids are unique across the corpus: questions name them as
+gold (`gold_chunks`).
 """
 from __future__ import annotations
 
