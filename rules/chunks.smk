@@ -11,6 +11,7 @@ rule chunks:
     threads: lambda wc: MODELS[chunker_model(chunker_of(wc.tag))]["threads"] if chunker_model(chunker_of(wc.tag)) else 1
     params:
         chunker=lambda wc: chunker_of(wc.tag),
+        format=CORPUS["format"],
         settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
         t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
         store=STORE,

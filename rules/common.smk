@@ -59,6 +59,7 @@ PROMPT = workflow_file(config["contexts"]["prompt"])
 PRICES = workflow_file(config["contexts"]["prices"])
 EXTRA_SENTENCE = config["contexts"]["extra_sentence"] or language.extra_sentence(LANGUAGE)
 BM25 = {**config["bm25"], "analyser": config["bm25"]["analyser"] or language.bm25_analyser(LANGUAGE)}
+config["report"]["language"] = config["report"]["language"] or language.report_language(LANGUAGE)  # for every reader
 QUESTION_SETS = config["questions"]["sets"]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}

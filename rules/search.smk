@@ -76,6 +76,7 @@ rule cut_runs:
     for all: each is a few milliseconds, a job's start-up is seconds."""
     input:
         deep=[deep_run(r, v) for r, v in CUT],
+        chunks=[f"{R}/chunks{chunk_tag(variant_chunker(v))}.jsonl" for r, v in CUT],
     output:
         runs=[run_file(r, v) for r, v in CUT],
         trecs=[run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
@@ -95,6 +96,7 @@ rule rerank:
     input:
         run=deep_run("{base}", "{variant}"),
         variant=f"{R}/var-{{variant}}.jsonl",
+        chunks=lambda wc: f"{R}/chunks{chunk_tag(variant_chunker(wc.variant))}.jsonl",
         questions=QUESTIONS,
     output:
         run=f"{R}/runs/r-{{base}}-{{variant}}.jsonl",

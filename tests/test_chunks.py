@@ -36,7 +36,8 @@ def run_chunks(tmp_path, docs, max_chars, name="chunks.jsonl"):
     docs_path = write_lines(tmp_path / "docs.jsonl", docs)
     out = tmp_path / name
     chunks.run(input=SimpleNamespace(docs=str(docs_path)), output=SimpleNamespace(chunks=str(out)),
-               params=SimpleNamespace(settings={"max_chars": max_chars}, chunker="paragraph", t1_template=T1))
+               params=SimpleNamespace(settings={"max_chars": max_chars}, chunker="paragraph", t1_template=T1,
+                                      format="manifests"))
     return out
 
 

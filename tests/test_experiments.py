@@ -5,10 +5,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import ir_measures
 import pytest
 import yaml
+from ir_measures import nDCG
 
 from conftest import FAKE_CLAUDE
+from ctxret.wording import WORDING
 from test_importers import FORMATS, QUESTION_COLUMNS, TABLE_COLUMNS
 from workflow import MINI, ROOT, SNAKEMAKE, snakemake
 
@@ -54,6 +57,20 @@ def test_every_format_runs_through_the_one_workflow(tmp_path, name):
     kinds = {"squad": "passage", "beir": "doc", "chunked": "chunk", "table": "doc"}
     assert {g["kind"] for g in gold.values()} == {kinds[name]}
     assert kinds[name] in (res / "pairs.md").read_text(encoding="utf-8")   # the report says the gold kind
+    # the report speaks the corpus's language unless report.language says otherwise
+    language = EXPERIMENTS[name]["corpus"].get("language", "ko")
+    assert WORDING[language]["score_title"] in (res / "score.md").read_text(encoding="utf-8")
+    if name == "chunked":   # the scored run names the corpus's own chunk ids
+        own = {c["id"] for d in json.loads(Path(EXPERIMENTS[name]["corpus"]["path"]).read_text()) for c in d["chunks"]}
+        assert {line.split()[2] for line in (res / "runs" / "bm25-T1.trec").read_text().splitlines()} <= own
+    if name == "beir":      # trec_eval on the document runs against BEIR's own qrels file, read as it is
+        rows = [line.split("\t") for line in (FORMATS / "beir" / "qrels" / "test.tsv").read_text().splitlines()[1:]]
+        qrels = [ir_measures.Qrel(q, d, int(g)) for q, d, g in rows]
+        for variant in ("T0", "T1"):
+            (reported,) = [r["summary"] for r in score["results"] if r["condition"] == f"bm25:{variant}"]
+            run = ir_measures.read_trec_run(str(res / "runs" / "doc" / f"bm25-{variant}.trec"))
+            assert ir_measures.calc_aggregate([nDCG @ 10], qrels, run)[nDCG @ 10] == pytest.approx(
+                reported["doc nDCG@10"])
 
 
 def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts_and_keeps_identifiers(tmp_path):

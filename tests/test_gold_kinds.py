@@ -63,7 +63,7 @@ def test_several_passages_each_a_unit(scored):
     # first gold chunk 00002 at rank 2: a hit at 2, MRR 1/2; at 2 only passage 2 is found (1/2),
     # at 5 both; the top 2 hold a chunk of pathlib-notes (00002)
     assert (s["fail@2"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (0, 0.5, 1.0, 0.5, 1)
-    assert qrels == ["a1 0 00000 1", "a1 0 00002 1"]
+    assert qrels == ["a1 0 py-1 1", "a1 0 py-3 1"]   # the corpus's own chunk ids
 
 
 def test_several_gold_chunk_ids(scored):
@@ -74,7 +74,7 @@ def test_several_gold_chunk_ids(scored):
     # first gold chunk at rank 4: fail at 2, MRR 1/4; recall 0 at 2, 1 at 5; the top 2 are retry-notes
     assert (s["fail@2"]["n"], s["fail@5"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (
         1, 0, 0.0, 1.0, 0.25, 0)
-    assert qrels == ["a2 0 00001 1", "a2 0 00002 1"]
+    assert qrels == ["a2 0 py-2 1", "a2 0 py-3 1"]
     # binary gains: gold at ranks 4 and 5 of 5
     assert s["nDCG@10"] == pytest.approx((1 / math.log2(5) + 1 / math.log2(6)) / (1 + 1 / math.log2(3)))
 
@@ -86,7 +86,7 @@ def test_graded_gold_documents(scored):
         ("pathlib-notes", ["00000", "00001", "00002"], 1), ("retry-notes", ["00003", "00004"], 2)]
     # any chunk of a gold document counts: rank 1, MRR 1; at 2 one of two documents (1/2), at 5 both
     assert (s["fail@2"]["n"], s["recall@2"], s["recall@5"], s["mrr"], s["doc_recall"]["n"]) == (0, 0.5, 1.0, 1.0, 1)
-    assert sorted(qrels) == ["a3 0 00000 1", "a3 0 00001 1", "a3 0 00002 1", "a3 0 00003 2", "a3 0 00004 2"]
+    assert sorted(qrels) == ["a3 0 http-1 2", "a3 0 http-2 2", "a3 0 py-1 1", "a3 0 py-2 1", "a3 0 py-3 1"]
     # nDCG@10, gains 1 1 1 2 2 in run order against the ideal 2 2 1 1 1
     dcg = lambda gains: sum(g / math.log2(i + 2) for i, g in enumerate(gains))  # noqa: E731
     assert s["nDCG@10"] == pytest.approx(dcg([1, 1, 1, 2, 2]) / dcg([2, 2, 1, 1, 1]))
@@ -104,3 +104,26 @@ def test_gold_that_is_not_in_the_corpus_is_named(scored, tmp_path, question, sta
     with pytest.raises(InputError) as e:
         scored({"id": "x1", "question": "?", **question}, [])
     assert f"{tmp_path / 'q.jsonl'}:1: x1: {status}" in str(e.value)
+
+
+@pytest.mark.parametrize("field, groups", [
+    ("gold_chunks", [["py-1", "http-1"], ["py-3"]]),
+    ("gold_docs", [["pathlib-notes", "retry-notes"]]),
+])
+def test_gold_in_groups_every_group_needed_any_member_satisfies_it(scored, field, groups):
+    ranked = ["00003", "00001", "00004", "00002", "00000"]   # http-1 py-2 http-2 py-3 py-1
+    gold, s, _ = scored({"id": "g1", "question": "groups", field: groups}, ranked)
+    assert [u["id"] for u in gold["units"]] == ["|".join(g) for g in groups]
+    name = {"00000": "py-1", "00001": "py-2", "00002": "py-3", "00003": "http-1", "00004": "http-2"}
+    doc = {"py": "pathlib-notes", "http": "retry-notes"}
+    ids = [name[c] for c in ranked] if field == "gold_chunks" else [doc[name[c].split("-")[0]] for c in ranked]
+    for k in (2, 5):   # AutoRAG's recall: the share of groups with a member in the top k
+        expected = sum(1 for g in groups if set(g) & set(ids[:k])) / len(groups)
+        assert s[f"recall@{k}"] == s[f"pass@{k}"] == pytest.approx(expected)
+
+
+def test_gold_mixing_ids_and_groups_is_named(scored, tmp_path):
+    with pytest.raises(InputError) as e:
+        scored({"id": "g2", "question": "?", "gold_docs": [["pathlib-notes"], "retry-notes"]}, [])
+    assert str(e.value) == (f"{tmp_path / 'q.jsonl'}:1: field 'gold_docs' mixes ids and groups (lists of ids); "
+                            f"give one or the other")

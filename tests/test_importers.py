@@ -46,17 +46,21 @@ def test_squad_one_document_per_title_paragraphs_joined_duplicates_dropped():
 def test_squad_gold_passage_is_the_run_of_sentences_holding_the_answer_and_unique():
     _, questions, reports = load(*squad_config())
     by_id = {q["id"]: q for q in questions}
-    assert list(by_id) == ["r-1", "r-2", "r-3", "k-1"]
+    assert list(by_id) == ["r-1", "r-2", "r-3", "r-5", "r-6", "k-1"]
     assert by_id["r-1"]["gold_passage"] == "만료 시간을 정하면 키가 저절로 지워진다."
     assert by_id["r-3"]["gold_passage"] == "allkeys-lru는 모든 키에서 고른다."
     # an answer across two sentences takes both; the context's leading spaces shift no offset
     assert by_id["k-1"]["gold_passage"] == "컨슈머 지연은 쌓인 메시지와 처리한 위치의 차이다. 지연이 크면 파티션을 늘린다."
-    assert {q["id"]: q["cluster"] for q in questions} == {
+    assert {q["id"]: q["cluster"] for q in questions if q["id"] in ("r-1", "r-2", "r-3", "k-1")} == {
         "r-1": "레디스_캐시#p0", "r-2": "레디스_캐시#p0", "r-3": "레디스_캐시#p1", "k-1": "카프카#p0"}
-    # r-4's sentence is in two paragraphs; r-5 and r-6 share a text with other passages; r-7 repeats r-1
-    # read counts every question of the kept documents: kept + each drop
+    assert by_id["r-5"]["question"] == by_id["r-6"]["question"]
+    assert by_id["r-5"]["gold_passage"] != by_id["r-6"]["gold_passage"]
+    # r-4's sentence is in two paragraphs; r-7 repeats r-1's text and gold; r-5 and r-6 share a text
+    # with other passages: two questions, named in the log. Read counts every question of the kept
+    # documents: kept + each drop
     assert reports["S"] == ["8 questions read; dropped: passage not unique in its document 1, same text and "
-                            "gold as another question 1, same text as another question, other gold 2; kept 4"]
+                            "gold as another question 1; kept 6",
+                            "questions r-5, r-6 share one text, each with its own gold: each is scored"]
 
 
 def test_squad_subset_is_seeded_and_reported():
@@ -66,7 +70,7 @@ def test_squad_subset_is_seeded_and_reported():
     again = load(corpus, sets)[1]
     assert [q["id"] for q in questions] == [q["id"] for q in again] and len(questions) == 2
     assert all(q["gold_slug"] == "레디스_캐시" for q in questions)   # 카프카 is under 100 characters
-    assert reports["S"][-1] == "a seeded sample (seed 42) of 2 of 3 questions"
+    assert reports["S"][-1] == "a seeded sample (seed 42) of 2 of 5 questions"
     other = load(corpus, {"S": {**sets["S"], "seed": 7}})[1]
     assert len(other) == 2
 

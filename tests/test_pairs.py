@@ -69,13 +69,14 @@ def test_a_clear_improvement_holds_and_the_report_shows_the_rule_first(tmp_path)
     gold = json.loads(Path(data.gold).read_text())["questions"]
     assert [f["qid"] for f in first["flipped"]] == HP[:16]
     f = first["flipped"][0]
-    assert (f["question"], f["gold_chunks"], f["rank_a"], f["rank_b"]) == (gold["h01"]["question"],
-                                                                           gold["h01"]["gold_chunks"], 8, 1)
+    name = {c["chunk_id"]: c["name"] for c in map(json.loads, Path(data.chunks).read_text().splitlines())}
+    assert (f["question"], f["gold_chunks"], f["rank_a"], f["rank_b"]) == (
+        gold["h01"]["question"], [name[c] for c in gold["h01"]["gold_chunks"]], 8, 1)   # the user's chunk names
     # the rule, the fallback and the question files' hashes come before any result
     assert md.index("Decision rule") < md.index("use X1 in place of A1") < md.index("Question files")
     for record in json.loads(Path(data.records).read_text()).values():
         assert md.index(record["content_sha256"]) < md.index("## Primary comparison 1")
-    assert "**holds**" in md and f"| h01 | h01 질문? | {gold['h01']['gold_chunks'][0]} (" in md
+    assert "**holds**" in md and f"| h01 | h01 질문? | {name[gold['h01']['gold_chunks'][0]]} (" in md
     # power: with 16 discordant of 20 a difference of 0.8 needs only a handful of questions
     assert first["power"]["discordant"] == 16 and first["power"]["questions_needed"] <= 20
 

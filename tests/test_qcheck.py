@@ -47,7 +47,7 @@ def stage(tmp_path):
     docs = write_lines(tmp_path / "docs.jsonl", DOCS)
     chunk_path = tmp_path / "chunks.jsonl"
     chunks.run(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(chunk_path)),
-               params=SimpleNamespace(settings={"max_chars": 1000}, chunker="paragraph",
+               params=SimpleNamespace(settings={"max_chars": 1000}, chunker="paragraph", format="manifests",
                                       t1_template=settings()["chunking"]["t1_template"]))
     sets = {name: str(write_lines(tmp_path / "questions" / f"questions-{name.lower()}.jsonl", rows))
             for name, rows in (("H", H), ("P", P), ("G", G))}

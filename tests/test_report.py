@@ -68,8 +68,9 @@ def test_pairs_md_states_the_rule_and_the_hashes_before_the_numbers(reported):
 def test_score_parquet_and_qrels_written(reported):
     res = reported / "results"
     gold = json.loads((res / "gold.json").read_text())["questions"]
+    name = {c["chunk_id"]: c["name"] for c in map(json.loads, (res / "chunks.jsonl").read_text().splitlines())}
     assert (res / "runs" / "qrels.txt").read_text().splitlines() == [
-        f"{q} 0 {c} 1" for q, g in gold.items() for c in g["gold_chunks"]]
+        f"{q} 0 {name[c]} 1" for q, g in gold.items() for c in g["gold_chunks"]]
     rows = pq.read_table(res / "score.parquet").to_pylist()
     score = json.loads((res / "score.json").read_text())
     s = next(r["summary"] for r in score["results"] if r["condition"] == "he5:X1" and r["group"] == "HP")

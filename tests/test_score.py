@@ -27,7 +27,8 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
     a question's other gold chunks (gold_sizes) sit just after it; the rest is random filler."""
     rng = np.random.default_rng(seed)
     chunks = [{"chunk_id": f"{i:05d}", "slug": f"doc{i // 8}", "title": f"문서 {i // 8}",
-               "section": f"절 {i % 8}" if i % 8 else "", "text": f"청크 {i} 본문"} for i in range(64)]
+               "section": f"절 {i % 8}" if i % 8 else "", "text": f"청크 {i} 본문",
+               "doc": f"DOC-{i // 8}", "name": f"DOC-{i // 8}#{i % 8 + 1}"} for i in range(64)]
     write_lines(tmp / "chunks.jsonl", chunks)
     gold, paths = {}, {}
     for s, qids in SETS.items():
@@ -55,7 +56,8 @@ def synthetic(tmp: Path, ranks: dict[str, dict[str, int | None]], gold_sizes: di
             results[q] = list(zip(ids, scores))
         retriever, variant = cond.split(":")
         runs.append(str(tmp / "runs" / f"{retriever}-{variant}.jsonl"))
-        write_run(runs[-1], runs[-1].replace(".jsonl", ".trec"), cond, results)
+        write_run(runs[-1], runs[-1].replace(".jsonl", ".trec"), cond, results,
+                  {c["chunk_id"]: c["name"] for c in chunks})
     return SimpleNamespace(tmp=tmp, gold=str(tmp / "gold.json"), chunks=str(tmp / "chunks.jsonl"), runs=runs,
                            conditions=[tuple(c.split(":")) for c in ranks], sets=paths,
                            records=str(tmp / "question-sets.json"))
@@ -126,8 +128,9 @@ def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
                      gold_sizes={"h05": 2})
     out = run_score(data)
     gold = json.loads(Path(data.gold).read_text())["questions"]
-    assert Path(out.qrels).read_text().splitlines() == [f"{q} 0 {u['chunks'][0]} {u['grade']}" for q, g in gold.items()
-                                                        for u in g["units"]]
+    name = {c["chunk_id"]: c["name"] for c in map(json.loads, Path(data.chunks).read_text().splitlines())}
+    assert Path(out.qrels).read_text().splitlines() == [f"{q} 0 {name[u['chunks'][0]]} {u['grade']}"
+                                                        for q, g in gold.items() for u in g["units"]]
     reported = json.loads(Path(out.json).read_text())
     assert list(reported["groups"]) == ["HP", "G", "H", "P"]       # G is a set and a group: once
     table = pq.read_table(out.parquet).to_pylist()

@@ -22,7 +22,7 @@ from .documents import units_of
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .paired import compare
 from .figures import plot_chunking
-from .questionset import cluster_of, gold_kind
+from .questionset import cluster_of, gold_groups, gold_kind
 from .runs import read_run
 from .stats import holm
 from .tables import markdown_table
@@ -37,9 +37,9 @@ def gold_units(question: dict, docs: dict[str, dict]) -> list[str]:
     """The units a question's gold names or (passages) falls in."""
     kind = gold_kind(question)
     if kind == "doc":
-        return list(question["gold_docs"])
+        return [d for g in gold_groups(question["gold_docs"]) for d in g]
     if kind == "chunk":
-        return list(question["gold_chunks"])
+        return [u for g in gold_groups(question["gold_chunks"]) for u in g]
     doc = docs.get(question["gold_slug"])
     passages = question["gold_passage"]
     out = []

@@ -2,10 +2,12 @@
 character span of its document.
 
 Every chunk names the units it covers (`units`) and its representative unit (`unit`): the one
-covering most of its characters, the earlier one on a tie (units: ctxret.documents.units_of).
+covering most of its characters, the earlier one on a tie (units: ctxret.documents.units_of);
+`doc` and `name` are the user's ids of its document and of itself (`name_chunks`).
 """
 from __future__ import annotations
 
+import re
 import resource
 import statistics
 import time
@@ -40,7 +42,40 @@ def chunk_corpus(docs: list[dict], settings: dict, chunker: str = "paragraph", t
         out.append({"chunk_id": f"{i:0{width}d}", "slug": doc["slug"], "title": doc["title"],
                     "section": span["section"], "start": span["start"], "end": span["end"],
                     "text": text, "key": sha256_text(doc["slug"] + "\n" + text), "unit": unit, "units": covered})
+    name_chunks(docs, out)
     return out
+
+
+def _trec_safe(name: str) -> str:
+    return re.sub(r"\s+", "_", name.strip())
+
+
+def name_chunks(docs: list[dict], chunks: list[dict]) -> None:
+    """Each chunk's `doc` (its document's own id: the source's, else the slug) and `name`, what
+    runs, qrels and reports call it: the source's own unit when the chunk is exactly one (a given
+    chunk's id, a SQuAD paragraph), the document's id when it is the whole document, else
+    `<doc>#<n>`, its n-th chunk (the internal chunk_id stays the runs' short key). Whitespace
+    becomes `_` (TREC files split on it); a name another chunk already has gets `~<chunk_id>`."""
+    by_slug = {d["slug"]: d for d in docs}
+    spans = {d["slug"]: {(u["start"], u["end"]): u["id"] for u in d.get("units", [])} for d in docs}
+    n, taken = Counter(), set()
+    for c in chunks:
+        doc = by_slug[c["slug"]]
+        c["doc"] = _trec_safe(str((doc.get("meta") or {}).get("id", doc["slug"])))
+        n[c["slug"]] += 1
+        whole = c["start"] == 0 and c["end"] == len(doc["body"])
+        name = spans[c["slug"]].get((c["start"], c["end"])) or (c["doc"] if whole else f"{c['doc']}#{n[c['slug']]}")
+        name = _trec_safe(name)
+        c["name"] = f"{name}~{c['chunk_id']}" if name in taken else name
+        taken.add(c["name"])
+
+
+WHOLE_RECORDS = ("table", "beir")  # formats whose gold names whole records (pages, passages)
+
+
+def split_records(docs: list[dict], counts: Counter) -> list[dict]:
+    """The documents cut into more than one chunk."""
+    return [d for d in docs if counts[d["slug"]] > 1]
 
 
 def identical_texts(chunks: list[dict]) -> list[list[str]]:
@@ -85,6 +120,13 @@ def run(input, output, params, threads=1, **_) -> None:
         long = {d["slug"]: long_paragraphs(d["body"], int(settings["max_chars"])) for d in docs}
         print(f"paragraphs longer than {settings['max_chars']} chars, split at sentence ends: "
               f"{sum(long.values())} (in {sum(1 for n in long.values() if n)} documents)")
+    split = split_records(docs, counts) if params.format in WHOLE_RECORDS else []
+    if split:
+        longest = max(d["chars"] for d in split)
+        print(f"warning: {len(split)} of {len(docs)} {params.format} records are split into several chunks "
+              f"(the longest has {longest:,} characters): a hit is then any of a gold document's chunks, not "
+              f"the record as the benchmark judges it; for document-level figures set chunking.chunker: "
+              f"document, or chunking.max_chars above {longest:,}")
     print(f"chunks whose T0 is empty (body only a heading line) {sum(1 for n in t0 if n == 0)}")
     same = identical_texts(chunks)
     print(f"chunks with the same text as another chunk {sum(map(len, same))} in {len(same)} groups"

@@ -1,5 +1,6 @@
 """What the corpus language (`corpus.language`, ISO 639) decides: the default extra sentence of
-the context prompt, whether contexts are checked for Hangul, and the BM25 analyser."""
+the context prompt, whether contexts are checked for Hangul, the BM25 analyser and, unless
+report.language is set, the report language."""
 from __future__ import annotations
 
 NAMES = {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "de": "German",
@@ -20,3 +21,9 @@ def bm25_analyser(language: str) -> str:
 
 def checks_hangul(language: str) -> bool:
     return language == "ko"
+
+
+def report_language(language: str) -> str:
+    """The reports' language for a corpus language: Korean for Korean, English otherwise (the two
+    report languages)."""
+    return "ko" if language == "ko" else "en"

@@ -15,7 +15,8 @@ def hit_at(ranked: Sequence[str], gold: set[str], k: int) -> bool:
 
 
 def recall_at(ranked: Sequence[str], units: Sequence[set[str]], k: int) -> float:
-    """Share of gold units with a chunk in the top k (the cookbook's Pass@k)."""
+    """Share of gold units with a chunk in the top k: the cookbook's Pass@k (a unit per gold chunk),
+    AutoRAG's retrieval recall (a unit per group of gold ids, any member satisfying it)."""
     top = set(ranked[:k])
     return sum(1 for chunks in units if chunks & top) / len(units) if units else 0.0
 

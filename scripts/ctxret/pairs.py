@@ -44,12 +44,14 @@ class Outcomes:
 
 
 def labelled_flips(c: dict, gold: dict, chunks: dict[str, dict]) -> None:
-    """Each flipped question with its text and its first gold chunk's id, title and section."""
+    """Each flipped question with its text and its gold chunks by name, the first with its title
+    and section."""
     for f in c["flipped"]:
         g = gold[f["qid"]]
         first = chunks[g["gold_chunks"][0]]
         label = " — ".join(x for x in (first["title"], first["section"]) if x)
-        f.update(question=g["question"], gold_chunks=g["gold_chunks"], gold=f"{first['chunk_id']} ({label})")
+        f.update(question=g["question"], gold_chunks=[chunks[cid]["name"] for cid in g["gold_chunks"]],
+                 gold=f"{first['name']} ({label})")
 
 
 def comparison(outcomes: Outcomes, a: str, b: str, qids: list[str], group: str, k: int, role: str,

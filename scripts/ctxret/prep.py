@@ -75,6 +75,10 @@ def run(input, output, params, **_) -> None:
     lengths = [d["chars"] for d in keep]
     print(f"{corpus['format']} {corpus['path']}: documents {len(docs)}, excluded by tag "
           f"{list(corpus['exclude_tags'])} {n_excluded}, kept {len(keep)}")
+    untitled = sum(1 for d in keep if not d["title"])
+    if untitled:
+        print(f"documents without a title {untitled} of {len(keep)}: T1 has no title line for them "
+              f"(corpus.columns.title names the title field)")
     if frozen is not None and not created:
         late = unlisted(docs, [d["slug"] for d in keep], corpus["exclude_tags"])
         if late:

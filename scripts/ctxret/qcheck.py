@@ -5,7 +5,8 @@ A question's gold is a list of units, each satisfied by a set of chunks:
   holds the whole passage (several when chunks overlap or a passage repeats);
 - chunk: each gold chunk id is a unit; its chunk is the one whose representative unit it is
   (with the `given` chunker, the corpus's own chunk);
-- doc: each gold document is a unit (with its grade); its chunks are all of the document's.
+- doc: each gold document is a unit (with its grade); its chunks are all of the document's;
+- gold in groups (chunk or doc ids): each group is a unit, its chunks every member's.
 A question is scorable when every unit has a chunk. Reported per set and kind: the problems
 (gold document missing, passage missing, passage across a chunk boundary, unknown chunk id,
 chunk outside its document), several gold chunks, and for gap sets whether the key terms sit
@@ -18,7 +19,7 @@ from collections import defaultdict
 from .chunktext import prompt_chunk
 from .errors import InputError
 from .fileio import read_jsonl, write_json
-from .questionset import gold_kind, where
+from .questionset import gold_groups, gold_kind, where
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
           "across_boundary": "passage across a chunk boundary", "missing_chunk": "unknown chunk id",
@@ -57,14 +58,26 @@ def chunk_unit(unit: str, slug: str | None, corpus: Corpus) -> tuple[str, list[s
     return ("ok", corpus.by_unit[unit]) if corpus.by_unit[unit] else ("unit_split", [])
 
 
+def doc_unit(slug: str, corpus: Corpus) -> tuple[str, list[str]]:
+    return ("ok", [c["chunk_id"] for c in corpus.by_slug[slug]]) if slug in corpus.bodies else ("missing_doc", [])
+
+
+def group_unit(members: list[tuple[str, list[str]]]) -> tuple[str, list[str]]:
+    """A group of gold ids as one unit: its chunks are every member's; a member that cannot be
+    located is reported (the first problem), as for a unit of its own."""
+    status = next((s for s, _ in members if s != "ok"), "ok")
+    return status, list(dict.fromkeys(c for _, chunks in members for c in chunks))
+
+
 def locate(question: dict, corpus: Corpus) -> dict:
     """{kind, status, units: [{id, chunks, grade}], gold_chunks, gold_slugs} for one question."""
     kind, slug = gold_kind(question), question.get("gold_slug")
     if kind == "doc":
         grades = question["gold_docs"]
-        found = [(d, ("ok", [c["chunk_id"] for c in corpus.by_slug[d]]) if d in corpus.bodies
-                  else ("missing_doc", []), grades[d]) for d in grades]
-        slugs = list(grades)
+        grade = grades.get if isinstance(grades, dict) else lambda _: 1
+        found = [("|".join(g), group_unit([doc_unit(d, corpus) for d in g]), max(map(grade, g)))
+                 for g in gold_groups(grades)]
+        slugs = [d for g in gold_groups(grades) for d in g]
     elif slug is not None and slug not in corpus.bodies:
         found, slugs = [("-", ("missing_doc", []), 1)], [slug]
     elif kind == "passage":
@@ -73,8 +86,9 @@ def locate(question: dict, corpus: Corpus) -> dict:
         found = [(f"passage {i}", passage_unit(p, slug, corpus), 1) for i, p in enumerate(passages, 1)]
         slugs = [slug]
     else:
-        found = [(u, chunk_unit(u, slug, corpus), 1) for u in question["gold_chunks"]]
-        slugs = list(dict.fromkeys(corpus.unit_doc[u] for u in question["gold_chunks"] if u in corpus.unit_doc))
+        groups = gold_groups(question["gold_chunks"])
+        found = [("|".join(g), group_unit([chunk_unit(u, slug, corpus) for u in g]), 1) for g in groups]
+        slugs = list(dict.fromkeys(corpus.unit_doc[u] for g in groups for u in g if u in corpus.unit_doc))
     status = next((s for _, (s, _), _ in found if s != "ok"), "ok")
     units = [{"id": uid, "chunks": ids, "grade": grade} for uid, (_, ids), grade in found]
     gold = {c for u in units for c in u["chunks"]} if status == "ok" else set()

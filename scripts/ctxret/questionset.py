@@ -6,10 +6,12 @@ A question is `{id, question}` and exactly one kind of gold:
 - chunk: `gold_chunks`, a list of the corpus's own chunk ids (format chunked), and optionally
   `gold_slug`, the document they must belong to;
 - doc: `gold_docs`, a list of document slugs, or {slug: grade} with grades >= 1.
+A flat list needs every id (each is a unit); `gold_chunks` and `gold_docs` may instead be a list of
+groups (lists of ids): every group is a unit, satisfied by any of its members.
 Optional: `key_terms` (gap sets), `cluster` (its bootstrap cluster; else from the id by
-questions.cluster_key). Ids are unique across sets and contain no whitespace; a question text
-may not repeat within a set, nor across sets with another gold (an imported set drops such
-questions and reports how many).
+questions.cluster_key). A question is its id: ids are unique across sets and contain no
+whitespace; questions sharing a text are each scored with their own gold (the questions log names
+them); an imported set drops a question repeating both the text and the gold of another.
 
 The canonical form (`canonical_lines`) is one spelling per question, whatever the file's
 formatting; a set's `fingerprint` (computed when the workflow is parsed, which also checks
@@ -36,6 +38,23 @@ def _strings(value, where: str, field: str, may_be_empty: bool = False) -> list[
         raise InputError(f"{where}: field {field!r} must be a {'' if may_be_empty else 'non-empty '}"
                          f"list of non-empty strings")
     return value
+
+
+def _groups(value, where: str, field: str) -> bool:
+    """Whether `value` is gold in groups (a list of lists: every group needed, any member satisfies
+    it); a list mixing ids and groups, or an empty group, is an error."""
+    if not isinstance(value, list) or not any(isinstance(x, list) for x in value):
+        return False
+    if not all(isinstance(x, list) for x in value):
+        raise InputError(f"{where}: field {field!r} mixes ids and groups (lists of ids); give one or the other")
+    if not all(group and all(isinstance(x, str) and x.strip() for x in group) for group in value):
+        raise InputError(f"{where}: field {field!r}: every group must be a non-empty list of non-empty strings")
+    return True
+
+
+def gold_groups(gold) -> list[list[str]]:
+    """Gold ids as groups: a flat list or {id: grade} is a group per id (every one needed)."""
+    return [list(g) for g in gold] if gold and all(isinstance(g, list) for g in gold) else [[g] for g in gold]
 
 
 def gold_kind(question: dict) -> str:
@@ -65,8 +84,9 @@ def validate(obj: dict, set_name: str, where: str) -> dict:
         if not isinstance(value, str):
             _strings(value, where, field)
     elif field == "gold_chunks":
-        _strings(value, where, field)
-    else:
+        if not _groups(value, where, field):
+            _strings(value, where, field)
+    elif not _groups(value, where, field):
         if isinstance(value, list):
             value = {d: 1 for d in _strings(value, where, field)}
         if (not isinstance(value, dict) or not value
@@ -97,8 +117,6 @@ def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tup
     out: list[dict] = []
     reports: dict[str, list[str]] = {}
     seen: dict[str, str] = {}
-    texts: dict[tuple[str, str], str] = {}
-    by_text: dict[str, dict] = {}
     for set_name, spec in sets.items():
         rows, reports[set_name] = read_set(set_name, spec, corpus or {})
         if not rows:
@@ -109,16 +127,25 @@ def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tup
             if q["id"] in seen:
                 raise InputError(f"{where}: duplicate question id {q['id']!r} (first at {seen[q['id']]})")
             seen[q["id"]] = where
-            first = by_text.get(q["question"])
-            if (set_name, q["question"]) in texts:
-                raise InputError(f"{where}: question text repeated within set {set_name} "
-                                 f"(first at {texts[set_name, q['question']]})")
-            if first is not None and gold_of(first) != gold_of(q):
-                raise InputError(f"{where}: the same question text as {location(first)} with another gold")
-            texts[set_name, q["question"]] = where
-            by_text.setdefault(q["question"], q)
             out.append(q)
+    for set_name, line in shared_texts(out):
+        reports[set_name].append(line)
     return out, reports
+
+
+def shared_texts(questions: list[dict]) -> list[tuple[str, str]]:
+    """(set, report line) naming questions that share a text: each is a question of its own
+    (questions are their ids), scored with its own gold; the line goes to the last one's set."""
+    by_text: dict[str, list[dict]] = {}
+    for q in questions:
+        by_text.setdefault(q["question"], []).append(q)
+    lines = []
+    for same in (qs for qs in by_text.values() if len(qs) > 1):
+        other = len({gold_of(q) for q in same}) > 1
+        ids = ", ".join(q["id"] if q["set"] == same[-1]["set"] else f"{q['id']} (set {q['set']})" for q in same)
+        lines.append((same[-1]["set"], f"questions {ids} share one text, "
+                                       f"{'each with its own gold' if other else 'with the same gold'}: each is scored"))
+    return lines
 
 
 def canonical_lines(questions: list[dict]) -> str:

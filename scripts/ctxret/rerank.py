@@ -10,7 +10,7 @@ import numpy as np
 
 from .fileio import read_jsonl
 from .models import load_weights, model_dir, set_offline
-from .runs import read_run, write_run
+from .runs import chunk_names, read_run, write_run
 from .store import VectorStore, content_key, namespace_of
 
 
@@ -76,6 +76,6 @@ def run(input, output, params, threads=1, **_) -> None:
         return s
 
     results = rerank(read_run(input.run), questions, texts, scores_of, int(settings["top_n"]), int(params.k))
-    write_run(output.run, output.trec, params.name, results)
+    write_run(output.run, output.trec, params.name, results, chunk_names(read_jsonl(input.chunks)))
     print(f"{params.name}: {settings['model']} re-scored the top {settings['top_n']} of "
           f"{len(results)} questions, pairs computed {sum(computed)}")

@@ -1,18 +1,32 @@
-"""Run files: one line per question `{qid, ids, scores}` plus the TREC run format; qrels."""
+"""Run files: one line per question `{qid, ids, scores}` (internal chunk ids, the short key) plus
+the TREC run format and qrels, which name chunks and documents by the user's own ids."""
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Iterable
 
 from .errors import InputError
 from .fileio import iter_jsonl, write_jsonl, write_text
 from .outcomes import chunk_grades
 
 
-def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, list[tuple[str, float]]]) -> None:
-    """The run as JSON Lines (ids and scores) and in the TREC format."""
+def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, list[tuple[str, float]]],
+              names: dict[str, str] | None = None) -> None:
+    """The run as JSON Lines (chunk ids and scores) and in the TREC format, its chunks under
+    `names` (chunk id -> the user's name, `chunk_names`) when given."""
     write_jsonl(jsonl_path, ({"qid": q, "ids": [c for c, _ in r], "scores": [s for _, s in r]}
                              for q, r in results.items()))
-    write_text(trec_path, trec_text(name, {q: [c for c, _ in r] for q, r in results.items()}))
+    name_of = names.__getitem__ if names is not None else str
+    write_text(trec_path, trec_text(name, {q: [name_of(c) for c, _ in r] for q, r in results.items()}))
+
+
+def chunk_names(chunks: Iterable[dict]) -> dict[str, str]:
+    """{chunk id: the name TREC files and reports give it} (ctxret.chunks.name_chunks)."""
+    return {c["chunk_id"]: c["name"] for c in chunks}
+
+
+def doc_names(chunks: Iterable[dict]) -> dict[str, str]:
+    """{slug: the document's own id} (ctxret.chunks.name_chunks)."""
+    return {c["slug"]: c["doc"] for c in chunks}
 
 
 def trec_text(name: str, ranked: dict[str, list[str]]) -> str:
@@ -38,7 +52,7 @@ def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[s
     return out
 
 
-def qrels_text(gold: dict[str, dict]) -> str:
-    """TREC qrels (`qid 0 chunk_id grade`): every gold chunk of every scorable question, with its
-    unit's grade (1 for passages and chunk ids; the judged grade for documents)."""
-    return "".join(f"{q} 0 {c} {grade}\n" for q, g in gold.items() for c, grade in chunk_grades(g).items())
+def qrels_text(gold: dict[str, dict], names: dict[str, str]) -> str:
+    """TREC qrels (`qid 0 chunk grade`, the chunk by its name): every gold chunk of every scorable
+    question, with its unit's grade (1 for passages and chunk ids; the judged grade for documents)."""
+    return "".join(f"{q} 0 {names[c]} {grade}\n" for q, g in gold.items() for c, grade in chunk_grades(g).items())

@@ -4,7 +4,8 @@ document level) per condition and question group.
 Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
 (max-passage: a document at the rank of its best chunk) with their qrels, so that trec_eval or
-ir_measures on runs/ reproduces every figure.
+ir_measures on runs/ reproduces every figure. TREC files name chunks and documents by the user's
+own ids (a chunk's `name`, a document's `doc`: ctxret.chunks.name_chunks).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
 from .metrics import document_ranking
 from .outcomes import Condition, Cutoffs, chunk_grades, doc_grades, group_members, question_outcomes
-from .runs import qrels_text, read_run, trec_text
+from .runs import chunk_names, doc_names, qrels_text, read_run, trec_text
 from .presentation import headline_rows, score_markdown
 from .tables import markdown_table
 from .wording import wording
@@ -81,9 +82,10 @@ def document_runs(run: dict[str, list[str]], slug_of: dict[str, str]) -> dict[st
     return {qid: document_ranking(ranked, slug_of) for qid, ranked in run.items()}
 
 
-def doc_qrels_text(gold: dict[str, dict], slug_of: dict[str, str]) -> str:
-    """TREC qrels of the document runs: every document holding a gold unit, at its grade."""
-    return "".join(f"{q} 0 {slug} {grade}\n" for q, g in gold.items() if g["gold_chunks"]
+def doc_qrels_text(gold: dict[str, dict], slug_of: dict[str, str], docs: dict[str, str]) -> str:
+    """TREC qrels of the document runs: every document holding a gold unit, at its grade, by the
+    document's own id (`docs`: slug -> id)."""
+    return "".join(f"{q} 0 {docs[slug]} {grade}\n" for q, g in gold.items() if g["gold_chunks"]
                    for slug, grade in doc_grades(chunk_grades(g), slug_of).items())
 
 
@@ -100,7 +102,8 @@ def write_parquet(path: str, rows: list[dict]) -> None:
 
 def run(input, output, params, **_) -> None:
     gold = read_json(input.gold)["questions"]
-    slug_of = {c["chunk_id"]: c["slug"] for c in read_jsonl(input.chunks)}
+    chunks = read_jsonl(input.chunks)
+    slug_of, names, docs = {c["chunk_id"]: c["slug"] for c in chunks}, chunk_names(chunks), doc_names(chunks)
     ks, mrr_k, doc_k = list(params.ks), int(params.mrr_k), int(params.doc_k)
     cut = Cutoffs(tuple(ks), mrr_k, doc_k, int(params.ndcg_k), params.r_k and int(params.r_k))
     t = wording(params.language)
@@ -114,13 +117,14 @@ def run(input, output, params, **_) -> None:
     for (retriever, variant), path, doc_trec in zip(params.conditions, input.runs, output.doc_runs, strict=True):
         cond = Condition(retriever, variant)
         run = read_run(path, slug_of)
-        write_text(doc_trec, trec_text(f"{cond.name}:doc", document_runs(run, slug_of)))
+        doc_run = {q: [docs[s] for s in ranked] for q, ranked in document_runs(run, slug_of).items()}
+        write_text(doc_trec, trec_text(f"{cond.name}:doc", doc_run))
         outcomes = question_outcomes(run, gold, slug_of, cut)
         for group, qids in groups.items():
             results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
                             "group": group, "summary": group_summary(outcomes, qids, cut)})
-    write_text(output.qrels, qrels_text(gold))
-    write_text(output.doc_qrels, doc_qrels_text(gold, slug_of))
+    write_text(output.qrels, qrels_text(gold, names))
+    write_text(output.doc_qrels, doc_qrels_text(gold, slug_of, docs))
     write_parquet(output.parquet, long_rows(results, cut))
     write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "ndcg_k": cut.ndcg_k, "r_k": cut.r_k,
                              "doc_runs": "max", "main_group": main,

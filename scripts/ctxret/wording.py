@@ -12,8 +12,9 @@ WORDING = {
         "reversed": "came out the other way",
         "score_title": "Score",
         "score_note": "fail@k: no gold chunk in the top k. hit@k = 1 - fail@k; recall@k: the mean share of "
-                      "a question's gold units (its passages, chunk ids or documents) with a chunk in the "
-                      "top k (the cookbook's Pass@k is the same mean share, reported under both names); "
+                      "a question's gold units (its passages, chunk ids or documents, or groups of them, any "
+                      "member satisfying a group) with a chunk in the top k (the cookbook's Pass@k is the same "
+                      "mean share, reported under both names); "
                       "doc recall@k: any chunk of a gold document in the top k. nDCG@k (linear gains, the "
                       "gold's grades) and R@k (the share of judged chunks in the top k) as trec_eval computes "
                       "them from runs/*.trec and runs/qrels.txt; doc nDCG@k and doc R@k on the document runs "
@@ -69,7 +70,8 @@ WORDING = {
         "reversed": "반대로 나왔다",
         "score_title": "점수",
         "score_note": "fail@k: 정답 청크가 상위 k개에 하나도 없음. hit@k = 1 - fail@k; recall@k: 질문의 정답 "
-                      "단위(정답 문장, 청크 id, 문서) 가운데 그 청크가 상위 k개에 든 단위의 비율의 평균 "
+                      "단위(정답 문장, 청크 id, 문서, 또는 그 묶음: 묶음은 하나만 찾아도 충족) 가운데 "
+                      "그 청크가 상위 k개에 든 단위의 비율의 평균 "
                       "(cookbook의 Pass@k도 같은 평균 비율이며 두 이름으로 모두 싣는다); doc recall@k: 정답 "
                       "문서의 청크가 상위 k개에 하나라도 있음. nDCG@k(정답 등급을 그대로 이득으로 씀)와 "
                       "R@k(판정된 청크 가운데 상위 k개에 든 비율)는 trec_eval이 runs/*.trec와 runs/qrels.txt로 "

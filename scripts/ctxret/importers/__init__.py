@@ -7,7 +7,7 @@ Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Questi
 from __future__ import annotations
 
 import random
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 from ..documents import select
@@ -18,6 +18,25 @@ from . import beir, chunked, manifests, squad, table
 CORPUS_FORMATS = ("manifests", "squad", "beir", "chunked", "table")
 SET_FORMATS = ("jsonl", "squad", "beir", "table")
 FROM_CORPUS = ("squad", "beir")  # sets read from corpus.path, which must have that format
+# Each record format's own field names, what an empty corpus.columns entry stands for (table:
+# no title column; chunked: a chunk's chunk_id, text and section).
+FIELDS = {"table": {"id": "id", "text": "text", "title": ""},
+          "beir": {"id": "_id", "text": "text", "title": "title"},
+          "chunked": {"id": "id", "title": "title", "tags": "tags", "chunks": "chunks", "chunk_id": "id",
+                      "text": "text", "section": "section"}}
+
+
+def fields(corpus: dict) -> dict:
+    """The corpus's field names: corpus.columns over its format's own; a name the format does not
+    read is an error."""
+    fmt, given = corpus["format"], dict(corpus.get("columns") or {})
+    own = FIELDS.get(fmt, {})
+    extra = [k for k, v in given.items() if v and k not in own and not (k == "metadata" and fmt == "table")]
+    if extra:
+        raise InputError(f"config corpus.columns: {', '.join(extra)} not read by format {fmt!r} "
+                         f"(its fields: {', '.join(own) or 'none'})")
+    return {**own, **{k: v for k, v in given.items() if v and k in own},
+            **({"metadata": given.get("metadata", [])} if fmt == "table" else {})}
 
 
 def read_corpus(corpus: dict) -> list[dict]:
@@ -28,11 +47,11 @@ def read_corpus(corpus: dict) -> list[dict]:
     if fmt == "squad":
         return squad.documents(squad.load(path), path)
     if fmt == "beir":
-        return beir.read_corpus(path)
+        return beir.read_corpus(path, fields(corpus))
     if fmt == "chunked":
-        return chunked.read_corpus(path)
+        return chunked.read_corpus(path, fields(corpus))
     if fmt == "table":
-        return table.read_corpus(path, corpus["columns"])
+        return table.read_corpus(path, fields(corpus))
     raise InputError(f"corpus.format {fmt!r} is unknown; choose one of {', '.join(CORPUS_FORMATS)}")
 
 
@@ -75,19 +94,15 @@ def gold_of(row: dict) -> str:
 
 
 def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
-    """Imported questions whose text another question of the set repeats: all of them when their
-    gold differs (ambiguous), the repeats when it is the same."""
-    golds: dict[str, set[str]] = defaultdict(set)
-    for r in rows:
-        golds[r["question"]].add(gold_of(r))
+    """Imported questions that repeat both the text and the gold of an earlier question of the set
+    (the same question twice) are dropped; the same text with another gold is another question."""
     kept, seen, dropped = [], set(), Counter()
     for r in rows:
-        if len(golds[r["question"]]) > 1:
-            dropped["same text as another question, other gold"] += 1
-        elif r["question"] in seen:
+        key = (r["question"], gold_of(r))
+        if key in seen:
             dropped["same text and gold as another question"] += 1
         else:
-            seen.add(r["question"])
+            seen.add(key)
             kept.append(r)
     return kept, dropped
 
@@ -100,7 +115,8 @@ def drop_report(read: int, dropped: Counter, kept: int) -> str:
 
 def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
     """The raw question records of one set (each with file and line) and report lines.
-    Imported sets drop repeated question texts (reported); a JSONL set keeps every line."""
+    Imported sets drop a question repeating another's text and gold (reported); a JSONL set
+    keeps every line."""
     problem = set_problem(spec, corpus)
     if problem:
         raise InputError(f"config questions.sets.{name}: {problem}")
@@ -114,7 +130,7 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
         rows, dropped = squad.questions(articles, corpus["path"], {d["slug"] for d in kept})
         rows = [{**r, "file": corpus["path"], "line": None} for r in rows]
     elif fmt == "beir":
-        rows, dropped = beir.read_questions(corpus["path"], spec["split"])
+        rows, dropped = beir.read_questions(corpus["path"], spec["split"], fields(corpus))
     elif fmt == "table":
         rows = table.read_questions(spec["path"], spec["columns"])
     else:

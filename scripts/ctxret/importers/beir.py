@@ -1,5 +1,6 @@
 """beir: a BEIR data set directory — `corpus.jsonl` ({_id, title, text, metadata}),
-`queries.jsonl` ({_id, text}) and `qrels/<split>.tsv` (query-id, corpus-id, score; a header line).
+`queries.jsonl` ({_id, text}; other field names: corpus.columns) and `qrels/<split>.tsv`
+(query-id, corpus-id, score; a header line).
 
 Documents keep their id as slug when it is safe as a file name (else `safe_slug` of it, the
 original id in `meta.id`). Questions are the queries with at least one judged document of
@@ -16,20 +17,23 @@ from ..fileio import iter_jsonl, read_text
 
 
 def _text(obj: dict, key: str, where: str, required: bool = True) -> str:
+    if required and key not in obj:
+        raise InputError(f"{where}: no field {key!r} (fields: {', '.join(obj)})")
     value = obj.get(key, "")
     if not isinstance(value, str) or (required and not value.strip()):
         raise InputError(f"{where}: field {key!r} must be a non-empty string")
     return value
 
 
-def read_corpus(directory: str) -> list[dict]:
+def read_corpus(directory: str, fields: dict) -> list[dict]:
+    """`fields` maps id, text and title to the file's names (BEIR's: _id, text, title)."""
     path = Path(directory) / "corpus.jsonl"
     docs = []
     for lineno, obj in iter_jsonl(path):
         where = f"{path}:{lineno}"
-        doc_id = _text(obj, "_id", where)
-        body = _text(obj, "text", where).strip()
-        title = _text(obj, "title", where, required=False).strip()
+        doc_id = _text(obj, fields["id"], where)
+        body = _text(obj, fields["text"], where).strip()
+        title = _text(obj, fields["title"], where, required=False).strip() if fields["title"] else ""
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         docs.append(document(safe_slug(doc_id), title, body, meta={"id": doc_id, **meta}))
     if not docs:
@@ -38,16 +42,16 @@ def read_corpus(directory: str) -> list[dict]:
     return docs
 
 
-def read_questions(directory: str, split: str) -> tuple[list[dict], Counter]:
+def read_questions(directory: str, split: str, fields: dict) -> tuple[list[dict], Counter]:
     """The queries judged relevant to a document in the split's qrels, and how many of the other
-    queries were left out and why."""
+    queries were left out and why; queries.jsonl's fields are named as the corpus's (id, text)."""
     root = Path(directory)
     queries_path, qrels_path = root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
     queries = {}
     for lineno, obj in iter_jsonl(queries_path):
-        qid = _text(obj, "_id", f"{queries_path}:{lineno}")
-        queries[qid] = (_text(obj, "text", f"{queries_path}:{lineno}"), lineno)
-    doc_ids = {obj.get("_id") for _, obj in iter_jsonl(root / "corpus.jsonl")}
+        qid = _text(obj, fields["id"], f"{queries_path}:{lineno}")
+        queries[qid] = (_text(obj, fields["text"], f"{queries_path}:{lineno}"), lineno)
+    doc_ids = {obj.get(fields["id"]) for _, obj in iter_jsonl(root / "corpus.jsonl")}
     gold: dict[str, dict[str, int]] = {}
     judged: set[str] = set()
     first_line: dict[str, int] = {}

@@ -2,9 +2,10 @@
 
     {"id": "doc-1", "title": "...", "tags": [...], "chunks": [{"id": "c-1", "text": "...", "section": "..."}]}
 
-The body is the chunks' texts joined by blank lines; every chunk is a unit (its id, section and
-span), and the `given` chunker turns each unit back into exactly one chunk. Chunk ids are unique
-across the corpus: questions name them as gold (`gold_chunks`).
+or the same with other field names (corpus.columns). The body is the chunks' texts joined by
+blank lines; every chunk is a unit (its id, section and span), and the `given` chunker turns each
+unit back into exactly one chunk. Chunk ids are unique across the corpus: questions name them as
+gold (`gold_chunks`).
 """
 from __future__ import annotations
 
@@ -25,31 +26,49 @@ def records(path: str) -> list[tuple[str, dict]]:
     return [(f"{path}: document {i}", d) for i, d in enumerate(data)]
 
 
-def read_corpus(path: str) -> list[dict]:
+def field(rec: dict, name: str, where: str, required: bool = True, default=""):
+    """A record's field by its configured name: a missing required one is named with the fields
+    the record has (as `table` names a missing column)."""
+    if name in rec:
+        return rec[name]
+    if required:
+        raise InputError(f"{where}: no field {name!r} (fields: {', '.join(rec)})")
+    return default
+
+
+def read_corpus(path: str, fields: dict) -> list[dict]:
+    """`fields` maps ctxret's names (id, title, tags, chunks; a chunk's chunk_id, text, section)
+    to the file's; title, tags and section are optional (a document without a title gets no
+    title line in T1, never its id)."""
+    f = fields
     docs, seen = [], {}
     for where, rec in records(path):
-        doc_id, title, chunks = rec.get("id"), rec.get("title", ""), rec.get("chunks")
+        doc_id, chunks = field(rec, f["id"], where), field(rec, f["chunks"], where)
+        title = field(rec, f["title"], where, required=False) if f["title"] else ""
         if not isinstance(doc_id, str) or not doc_id.strip():
-            raise InputError(f"{where}: field 'id' must be a non-empty string")
+            raise InputError(f"{where}: field {f['id']!r} must be a non-empty string")
         if not isinstance(title, str) or not isinstance(chunks, list) or not chunks:
-            raise InputError(f"{where}: document {doc_id!r} needs a string 'title' and a non-empty 'chunks' list")
+            raise InputError(f"{where}: document {doc_id!r} needs a string {f['title']!r} and a non-empty "
+                             f"{f['chunks']!r} list")
         parts = []
         for i, c in enumerate(chunks):
-            cid = c.get("id") if isinstance(c, dict) else None
-            text = c.get("text") if isinstance(c, dict) else None
+            if not isinstance(c, dict):
+                raise InputError(f"{where}: document {doc_id!r} chunk {i}: a chunk is a JSON object")
+            cid, text = field(c, f["chunk_id"], f"{where}: chunk {i}"), field(c, f["text"], f"{where}: chunk {i}")
             if not isinstance(cid, str) or not cid.strip() or not isinstance(text, str) or not text.strip():
-                raise InputError(f"{where}: document {doc_id!r} chunk {i}: needs a non-empty 'id' and 'text'")
+                raise InputError(f"{where}: document {doc_id!r} chunk {i}: needs a non-empty "
+                                 f"{f['chunk_id']!r} and {f['text']!r}")
             if cid in seen:
                 raise InputError(f"{where}: chunk id {cid!r} repeated (first in document {seen[cid]!r})")
             seen[cid] = doc_id
-            section = c.get("section", "")
+            section = field(c, f["section"], where, required=False) if f["section"] else ""
             if not isinstance(section, str):
-                raise InputError(f"{where}: document {doc_id!r} chunk {cid!r}: 'section' must be a string")
+                raise InputError(f"{where}: document {doc_id!r} chunk {cid!r}: {f['section']!r} must be a string")
             parts.append((text.strip(), {"id": cid, "section": section.strip()}))
         body, units = joined(parts)
-        tags = rec.get("tags", [])
+        tags = field(rec, f["tags"], where, required=False, default=[]) if f["tags"] else []
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            raise InputError(f"{where}: field 'tags' must be a list of strings")
+            raise InputError(f"{where}: field {f['tags']!r} must be a list of strings")
         docs.append(document(safe_slug(doc_id), title.strip(), body, tags=tags, units=units,
                              meta={"id": doc_id}))
     if not docs:

@@ -2,7 +2,8 @@
 read with pyarrow; their column names are configured (corpus.columns, a set's columns).
 
 Corpus: id, text, optional title, metadata columns. Questions: id, question, and gold_docs, a
-list of document ids (a list column, or in CSV a JSON array or one id).
+list of document ids or a list of groups (lists) of them (a list column, or in CSV a JSON array
+or one id).
 """
 from __future__ import annotations
 
@@ -60,16 +61,36 @@ def read_corpus(path: str, columns: dict) -> list[dict]:
     return docs
 
 
-def gold_ids(value, where: str) -> list[str]:
+def _ids(value) -> list[str] | None:
+    ok = isinstance(value, list) and value and all(isinstance(x, (str, int)) and str(x).strip() for x in value)
+    return [str(x).strip() for x in value] if ok else None
+
+
+def gold_ids(value, where: str) -> list[str] | list[list[str]]:
+    """A list of document ids (every one needed), or a list of groups of them (every group
+    needed, any member satisfies it: AutoRAG's `retrieval_gt`); in CSV a JSON array or one id."""
     if isinstance(value, str) and value.strip().startswith("["):
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
             raise InputError(f"{where}: gold_docs is not a JSON array: {value!r}") from None
-    ids = [value] if isinstance(value, (str, int)) else value
-    if not isinstance(ids, list) or not ids or not all(isinstance(x, (str, int)) and str(x).strip() for x in ids):
-        raise InputError(f"{where}: gold_docs must be a non-empty list of document ids, got {value!r}")
-    return [str(x).strip() for x in ids]
+    if isinstance(value, (str, int)):
+        value = [value]
+    if isinstance(value, list) and value and all(isinstance(g, list) for g in value):
+        groups = [_ids(g) for g in value]
+        if all(groups):
+            return groups
+    elif _ids(value):
+        return _ids(value)
+    raise InputError(f"{where}: gold_docs must be a non-empty list of document ids, or of groups (lists) "
+                     f"of them, got {value!r}")
+
+
+def slugs_of(gold: list) -> dict | list[list[str]]:
+    """Gold ids as slugs: a flat list as {slug: 1}, groups as groups."""
+    if isinstance(gold[0], list):
+        return [[safe_slug(d) for d in g] for g in gold]
+    return {safe_slug(d): 1 for d in gold}
 
 
 def read_questions(path: str, columns: dict) -> list[dict]:
@@ -77,6 +98,6 @@ def read_questions(path: str, columns: dict) -> list[dict]:
     for i, row in enumerate(read_table(path, [columns["id"], columns["question"], columns["gold_docs"]]), 1):
         where = f"{path}: row {i}"
         out.append({"id": _text(row, columns["id"], where), "question": _text(row, columns["question"], where).strip(),
-                    "gold_docs": {safe_slug(d): 1 for d in gold_ids(row[columns["gold_docs"]], where)},
+                    "gold_docs": slugs_of(gold_ids(row[columns["gold_docs"]], where)),
                     "file": path, "line": None, "record": f"row {i}"})
     return out
