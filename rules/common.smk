@@ -1,10 +1,15 @@
 from pathlib import Path
 
+import os
 import re
 import sys
 
-sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
-from ctxret import embed, language, prep  # noqa: E402 (the package lives under scripts/)
+# The package of this checkout, here and in every job (PYTHONPATH goes before a venv's own
+# paths, so a venv shared by several checkouts never runs another checkout's code).
+SCRIPTS = str(Path(workflow.basedir) / "scripts")
+sys.path.insert(0, SCRIPTS)
+os.environ["PYTHONPATH"] = os.pathsep.join([SCRIPTS, *filter(None, [os.environ.get("PYTHONPATH")])])
+from ctxret import embed, guards, language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.ctxreport import load_prices  # noqa: E402
@@ -13,6 +18,7 @@ from ctxret.ledger import model_prices  # noqa: E402
 from ctxret.llm import make_backend  # noqa: E402
 from ctxret.models import known_prefixes, model_dir  # noqa: E402
 from ctxret.paired import resolve_primary  # noqa: E402
+from ctxret.prompt import read_prompt  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
 from ctxret.settings import complete, merged, read_config, schema_default, where  # noqa: E402
 
@@ -64,6 +70,8 @@ QUESTION_SETS = config["questions"]["sets"]
 QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questions`)
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
 MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
+if not config["score"]["main_group"] and len(GROUPS) > 1:
+    print(f"score.main_group: {MAIN_GROUP} (the first group: name it, so that key order cannot move it)", file=sys.stderr)
 config["score"]["main_group"] = MAIN_GROUP  # resolved once, for every reader (the report's captions too)
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")
@@ -182,14 +190,28 @@ def _check_references():
         raise config_error("chunking.compare", "strategies are compared on T1, which variants lacks")
     if CORPUS["slugs"] and CORPUS["format"] != "manifests":
         raise config_error("corpus.slugs", f"a frozen slug list is for format manifests, not {CORPUS['format']!r}")
+    for key, message in [
+        *guards.place_problems(R, STORE, Path(workflow.basedir)),
+        *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
+        *guards.fusion_problems(config["fusion"]["presets"]),
+    ]:
+        raise config_error(key, message)
 
 
 def _check_before_paying():
-    """What would fail only later, checked before any job: the LLM backend (its executable, its
-    key's variable), the price of its model, and every model's weights when offline."""
+    """What would fail only later, checked before any job: the prompt and the price table, the LLM
+    backend (its executable, its key's variable), the price of its model, every model's weights
+    when offline, and the Qdrant server when one is named."""
+    read_prompt(PROMPT)
+    prices = load_prices(PRICES)
     if "A1" in CONTEXT_VARIANTS:
         make_backend(CONTEXT_VARIANTS["A1"])
-        model_prices(load_prices(PRICES), CONTEXT_VARIANTS["A1"]["model"])
+        model_prices(prices, CONTEXT_VARIANTS["A1"]["model"])
+    if config["qdrant"]["url"]:
+        from ctxret.qdrant import server_client  # qdrant-client: imported only for a server
+
+        with server_client(config["qdrant"]["url"], config["qdrant"]["api_key_env"]):
+            pass
     hub = [slot for slot in MODELS.values() if slot["backend"] in ("sentence-transformers", "flagembedding")]
     for settings in hub + ([config["rerank"]] if config["rerank"]["enabled"] else []):
         model_dir(settings, config["offline"])

@@ -92,6 +92,14 @@ def test_claude_cli_happy_path(claude):
     assert calls()[1]["cwd"] != call["cwd"]       # a fresh directory every call
 
 
+def test_claude_cli_gets_no_key_variable_the_project_knows(claude, monkeypatch):
+    make, calls = claude
+    for name in ("OPENAI_API_KEY", "QDRANT_API_KEY"):
+        monkeypatch.setenv(name, "sk-should-not-leak")
+    make().call(BODY, USER, DOC, CHUNK)
+    assert calls()[0]["key_variables"] == []
+
+
 def test_claude_cli_keeps_api_key_when_not_stripped(claude):
     make, calls = claude
     make(strip_env=[]).call(BODY, USER, DOC, CHUNK)
@@ -269,6 +277,22 @@ def test_a_refused_key_and_a_dead_endpoint_fail_at_once_naming_the_url(api_key, 
     with pytest.raises(InputError, match=rf"llm backend '{api}': {server.url}/?(v1/?)? cannot be reached: .*"
                                          rf"(refused|Connection error)"):
         call_with_retries(backend_of(server), BODY, USER, DOC, CHUNK, attempts=4, backoff_s=60, sleep=pytest.fail)
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+@pytest.mark.parametrize("mode, shown", [("empty", "an empty body"), ("garbage", "'}{ not json'"),
+                                         ("html", "'<html><body><h1>502 Bad Gateway"), ("shapeless", "ok")])
+def test_a_200_that_is_not_the_apis_answer_is_a_failed_attempt_naming_the_url_and_body(api_key, api, mode, shown):
+    server_of, backend_of = (anthropic_server, anthropic_backend) if api == "anthropic" else (openai_server, openai_backend)
+    with server_of() as server:
+        server.fail(mode)
+        backend = backend_of(server)
+        with pytest.raises(AttemptFailed) as e:
+            backend.call(BODY, USER, DOC, CHUNK)
+        assert e.value.cause == "not_json" and server.url in e.value.detail and shown in e.value.detail
+        server.fail(mode, n=3)                               # retried like a 5xx, then given up
+        with pytest.raises(ContextFailed):
+            call_with_retries(backend, BODY, USER, DOC, CHUNK, attempts=3, backoff_s=0, sleep=lambda s: None)
 
 
 def test_anthropic_needs_its_key(monkeypatch):

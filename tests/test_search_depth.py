@@ -22,7 +22,8 @@ def state(folder):
 
 def test_top_k_cuts_the_scored_runs_and_reruns_only_the_cut_and_what_reads_it(tmp_path):
     def run(top_k):
-        config = mini_config(tmp_path, variants=["T1"], models=MODELS, search={"top_k": top_k})
+        config = mini_config(tmp_path, variants=["T1"], models=MODELS, search={"top_k": top_k},
+                             score={"ks": [1, 2]})        # no cut-off beyond the shallower depth
         return snakemake(config, workdir=own_workdir(tmp_path))
 
     run(20)

@@ -153,3 +153,18 @@ def test_wilson_interval_holds_its_proportion_at_zero_and_all_for_every_n_to_500
         for k in (0, n):
             lo, hi = wilson_interval(k, n)
             assert lo <= k / n <= hi
+
+
+def test_the_failure_plot_draws_zero_and_all_failures_for_every_n_to_500(tmp_path):
+    from ctxret.figures import plot_failures
+    from ctxret.plots import failure_points
+    results = [{"group": "HP", "condition": f"{k}/{n}", "retriever": "e5",
+                "summary": {"fail@5": {"n": k, "N": n, "rate": k / n}}}
+               for n in range(1, 501) for k in (0, n)]
+    points = failure_points({"results": results}, "HP", 5)
+    assert len(points) == 1000
+    for p in points:                                   # matplotlib refuses a negative error bar
+        assert 0.0 <= p["lo"] <= p["rate"] <= p["hi"] <= 1.0
+    drawn = tmp_path / "failure.png"
+    plot_failures({"fail@5": [p for p in points if p["N"] in (7, 9, 12, 14, 18, 24, 152)]}, str(drawn))
+    assert drawn.stat().st_size > 0

@@ -1,18 +1,36 @@
 """Context reports: the estimate before spending, and the ledger after (stats), side by side."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import yaml
 
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json
-from .ledger import (estimate, estimate_lines, model_prices, over_window, stats_lines, summarize, versus,
-                     versus_lines)
+from .ledger import (estimate, estimate_lines, model_prices, over_window, price_problem, stats_lines, summarize,
+                     versus, versus_lines)
 from .prompt import read_prompt
+from .settings import where
 
 
 def load_prices(path: str) -> dict:
-    with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    """The price table (contexts.prices), checked: InputError naming the file, line and field."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read the price table ({getattr(e, 'strerror', None) or e}); "
+                         f"contexts.prices names it") from None
+    try:
+        table = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(f"{path}{f':{mark.line + 1}' if mark else ''}: the price table is not valid YAML "
+                         f"({getattr(e, 'problem', None) or e})") from None
+    problem = price_problem(table)
+    if problem:
+        key, message = problem
+        raise InputError(f"{where((path,), key)}: {'.'.join(map(str, key)) or '(top level)'}: {message}")
+    return table
 
 
 def run_stats(input, output, params, **_) -> None:

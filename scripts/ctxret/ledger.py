@@ -30,6 +30,25 @@ CACHE_MODEL = {
 }
 
 
+PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "chars_per_token", "context_window")
+
+
+def price_problem(table) -> tuple[list, str] | None:
+    """(key path, what is wrong) of the first problem of a price table, or None."""
+    if not isinstance(table, dict) or not isinstance(table.get("models"), dict) or not table["models"]:
+        return [], "a price table is a mapping with `version` and `models` (each model name: its prices)"
+    if not isinstance(table.get("version"), (str, int)):
+        return ["version"], "missing: the table's version, written into every estimate and ledger"
+    for name, row in table["models"].items():
+        if not isinstance(row, dict):
+            return ["models", name], "a mapping of prices ($ per million tokens) and the model's limits"
+        for field in PRICE_FIELDS:
+            value = row.get(field)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                return ["models", name, field], f"{'missing' if value is None else repr(value)}: a number >= 0 is needed"
+    return None
+
+
 def model_prices(table: dict, model: str) -> dict:
     """The price row for a model name or alias; InputError when the table lacks it."""
     for name, row in table["models"].items():

@@ -43,6 +43,12 @@ def text_of(content) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
+# 200 answers that are not the API's: (content type, body), or a JSON object of the wrong shape
+MALFORMED = {"empty": ("application/json", b""),
+             "garbage": ("application/json", b"}{ not json"),
+             "html": ("text/html", b"<html><body><h1>502 Bad Gateway</h1></body></html>"),
+             "shapeless": {"ok": True}}
+
 class FakeServer:
     """One loopback server; `api` is "anthropic" or "openai"."""
 
@@ -60,8 +66,9 @@ class FakeServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def fail(self, mode: str, n: int = 1) -> None:
-        """The next `n` requests answer `mode`: "401", "429", "500" or "sleep" (then answer late)."""
-        if mode not in ("401", "429", "500", "sleep"):
+        """The next `n` requests answer `mode`: "401", "429", "500", "sleep" (then answer late), or
+        200 with a body that is not the API's answer (a key of MALFORMED)."""
+        if mode not in ("401", "429", "500", "sleep", *MALFORMED):
             raise ValueError(mode)
         with self._lock:
             self._plan += [mode] * n
@@ -88,6 +95,8 @@ class FakeServer:
             mode = self._plan.pop(0) if self._plan else None
         if mode == "sleep":
             self._stop.wait(self.sleep_s)
+        elif mode in MALFORMED:
+            return 200, MALFORMED[mode]
         elif mode is not None:
             return self.error(int(mode))
         if self.api == "anthropic":
@@ -180,10 +189,11 @@ class FakeServer:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, answer = server.handle("POST", self.path, headers, body)
-                data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+                kind, data = answer if isinstance(answer, tuple) else (
+                    "application/json", json.dumps(answer, ensure_ascii=False).encode("utf-8"))
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind)
                     self.send_header("Content-Length", str(len(data)))
                     if status == 429:
                         self.send_header("retry-after", "1")

@@ -10,6 +10,7 @@ from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 class AnthropicBackend(SdkBackend):
     name = "anthropic"
     client_class = "Anthropic"
+    fields = ("content", "usage", "model")
 
     @staticmethod
     def load_sdk():
@@ -22,12 +23,14 @@ class AnthropicBackend(SdkBackend):
             raise InputError(f"llm backend 'anthropic': environment variable {settings['api_key_env']} is not set")
         super().__init__(settings, api_key)
 
-    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+    def create(self, system: str, user: str):
         extra = {} if self.temperature is None else {"temperature": self.temperature}
-        response, duration_ms = self.request(lambda: self.client.messages.create(
+        return self.client.messages.create(
             model=self.model, max_tokens=self.max_tokens,
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            messages=[{"role": "user", "content": user}], **extra))
+            messages=[{"role": "user", "content": user}], **extra)
+
+    def result(self, response, duration_ms: int) -> CallResult:
         raw = response.model_dump(mode="json")
         text = "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
         if not text.strip():

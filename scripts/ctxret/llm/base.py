@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,7 @@ class SdkBackend(Backend):
     loaded on the first call: a document answered from the store never pays for it."""
 
     client_class = ""   # the SDK's client class
+    fields: tuple[str, ...] = ()   # what every answer of the API holds
 
     def __init__(self, settings: dict, api_key: str):
         """`settings`: contexts.llm, checked and completed by the config schema."""
@@ -82,9 +84,31 @@ class SdkBackend(Backend):
         return {"backend": self.name, "model": self.model, "max_tokens": self.max_tokens,
                 "temperature": self.temperature}
 
-    def request(self, create) -> tuple[Any, int]:
-        """(response, duration_ms) of create(), failures named with the service's URL (sdk_call)."""
-        return sdk_call(self.sdk, self.base_url or str(self.client.base_url), create)
+    @property
+    def url(self) -> str:
+        return self.base_url or str(self.client.base_url)
+
+    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
+        response, duration_ms = sdk_call(self.sdk, self.url, lambda: self.create(system, user))
+        if isinstance(response, str):  # the SDK hands back a body it could not read as JSON
+            raise AttemptFailed("not_json", f"{self.url} answered with {first_bytes(response)}, not the API's JSON")
+        if any(getattr(response, field, None) is None for field in self.fields):  # JSON, not the API's answer
+            sent = json.dumps(response.model_dump(mode="json", exclude_none=True, warnings=False), ensure_ascii=False)
+            raise AttemptFailed("not_json", f"{self.url} answered JSON without the API's fields "
+                                            f"({', '.join(self.fields)}): {first_bytes(sent)}")
+        return self.result(response, duration_ms)
+
+    def create(self, system: str, user: str):
+        """The SDK's request for one chunk."""
+        raise NotImplementedError
+
+    def result(self, response, duration_ms: int) -> CallResult:
+        """The CallResult of the SDK's response; AttemptFailed when it holds no text."""
+        raise NotImplementedError
+
+
+def first_bytes(body: str, limit: int = 120) -> str:
+    return "an empty body" if not body.strip() else f"{short(body, limit)!r}"
 
 
 def usage_dict(**counts: Any) -> dict:
@@ -118,4 +142,7 @@ def sdk_call(sdk, url: str, request) -> tuple[Any, int]:
         raise Unreachable(f"{url} cannot be reached: {short(str(e.__cause__ or e))}") from None
     except sdk.APIError as e:  # a malformed answer
         raise AttemptFailed("http_error", short(f"{type(e).__name__}: {e}")) from None
+    except ValueError as e:  # a body the SDK could not decode as the JSON it announced
+        raise AttemptFailed("not_json", f"{url} answered with {first_bytes(getattr(e, 'doc', None) or '')}, "
+                                        f"not the API's JSON ({short(str(e), 80)})") from None
     return response, int((time.monotonic() - started) * 1000)

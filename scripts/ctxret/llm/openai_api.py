@@ -14,6 +14,7 @@ from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 class OpenAIBackend(SdkBackend):
     name = "openai"
     client_class = "OpenAI"
+    fields = ("choices", "model")
 
     @staticmethod
     def load_sdk():
@@ -23,10 +24,12 @@ class OpenAIBackend(SdkBackend):
     def __init__(self, settings: dict):
         super().__init__(settings, os.environ.get(settings["api_key_env"]) or "none")
 
-    def call(self, system: str, user: str, doc: dict, chunk: dict) -> CallResult:
-        response, duration_ms = self.request(lambda: self.client.chat.completions.create(
+    def create(self, system: str, user: str):
+        return self.client.chat.completions.create(
             model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}]))
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+
+    def result(self, response, duration_ms: int) -> CallResult:
         raw = response.model_dump(mode="json")
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice is not None else ""

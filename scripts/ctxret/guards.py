@@ -1,0 +1,59 @@
+"""Settings the schema allows but that would destroy or fake results, found while the workflow
+is read: each problem is (dotted key, what is wrong and what to do), for the config's file and line.
+
+- `results` and `store` must be non-empty, outside each other and outside the checkout's source
+  folders: deleting results/ must never delete a paid answer, and no output may land in `/` or
+  among the code.
+- `score.ks` must not pass `search.top_k`: a figure at a cut-off beyond the runs' depth means nothing.
+- a fusion preset must be able to score: k 0 with ranks from 0 divides by zero, and weights all 0
+  fuse nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+SOURCE_FOLDERS = ("scripts", "rules", "config", "envs", "tests", "benchmarks", "profiles", "questions",
+                  "data", "docs", ".git")
+
+
+def inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def place_problems(results: str, store: str, checkout: Path) -> list[tuple[str, str]]:
+    """Where `results` and `store` point, checked against each other and the checkout."""
+    if not results.strip():
+        return [("results", "is empty: every output would be written from / down; name a directory")]
+    if not store.strip():
+        return [("store", "is empty: name a directory outside results (e.g. .ctxret-store)")]
+    out, kept, root = Path(results).resolve(), Path(store).resolve(), checkout.resolve()
+    problems = []
+    if inside(kept, out):
+        problems.append(("store", f"{store!r} is {'results' if kept == out else 'inside results'} ({results!r}): "
+                                  f"deleting results would delete every paid answer and vector; put it outside"))
+    elif inside(out, kept):
+        problems.append(("results", f"{results!r} is inside the store ({store!r}); put it outside"))
+    for key, path, given in (("results", out, results), ("store", kept, store)):
+        if path == root:
+            problems.append((key, f"{given!r} is the checkout itself; name a directory of its own"))
+        for folder in SOURCE_FOLDERS:
+            if inside(path, root / folder):
+                problems.append((key, f"{given!r} is inside the checkout's {folder}/; name a directory of its own"))
+    return problems
+
+
+def cutoff_problems(ks: list[int], top_k: int) -> list[tuple[str, str]]:
+    return [(f"score.ks.{i}", f"{k} is beyond search.top_k ({top_k}): the runs hold {top_k} chunks a question; "
+                              f"raise search.top_k or lower the cut-off")
+            for i, k in enumerate(ks) if k > top_k]
+
+
+def fusion_problems(presets: dict) -> list[tuple[str, str]]:
+    problems = []
+    for name, preset in presets.items():
+        if preset["k"] == 0 and preset["rank_base"] == 0:
+            problems.append((f"fusion.presets.{name}.k", "0 with rank_base 0 divides by zero at the first rank; "
+                                                         "raise k or set rank_base 1"))
+        if not any(preset["weights"].values()):
+            problems.append((f"fusion.presets.{name}.weights", "every weight is 0: nothing would be fused"))
+    return problems
