@@ -383,6 +383,9 @@ def intermediate_outputs():
         QUESTIONS,
         f"{R}/question-sets.json",
         f"{R}/gold.json",
+        f"{R}/plan.json",
+        f"{R}/preregistration.json",
+        f"{R}/preregistration.md",
     ]
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]
