@@ -11,7 +11,8 @@ import pytest
 from conftest import question_sets
 from ctxret import paired, pairs, preregister, questions
 from ctxret.errors import InputError
-from ctxret.stats import holm, min_detectable_diff, questions_needed, sign_test
+from ctxret.planning import plan_power
+from ctxret.stats import holm, interval_power, min_detectable_diff, paired_power, questions_needed, sign_test
 from ctxret.wording import WORDING
 from test_score import ALL, GROUPS, SETS, random_ranks, synthetic
 
@@ -189,16 +190,21 @@ def test_the_preregistration_plans_each_primary_on_its_nearest_free_pair(tmp_pat
     first = prereg["primaries"][0]
     assert (first["a"], first["b"], first["planning"]) == ("e5:T1", "e5:A1", {"a": "e5:T1", "b": "e5:X1"})
     assert (first["counts"]["only_a"], first["counts"]["only_b"], first["N"]) == (2, 10, 20)
-    assert first["min_detectable_diff"] == pytest.approx(min_detectable_diff(20, 12 / 20))
-    assert first["needed"] == {d: questions_needed(12 / 20, float(d)) for d in ("0.03", "0.05", "0.1")}
+    for name, power_of in (("interval", interval_power), ("sign", paired_power)):
+        assert first[name]["min_detectable_diff"] == pytest.approx(min_detectable_diff(20, 0.6, power_of=power_of))
+        assert first[name]["needed"] == {d: questions_needed(0.6, float(d), power_of=power_of)
+                                         for d in ("0.03", "0.05", "0.1")}
+    # the verdict's interval has no discreteness to pay for: it sees smaller differences than the sign test
+    assert first["interval"]["min_detectable_diff"] < first["sign"]["min_detectable_diff"]
+    mdd, needed = first["interval"]["min_detectable_diff"], first["interval"]["needed"]
     assert prereg["questions"].keys() == set(ALL) and prereg["committed"]["seed"] == 42
     md = Path(out.md).read_text()
-    sentence = f"With 20 questions this comparison can only see a difference of {first['min_detectable_diff']:.3f} or more"
+    sentence = f"With 20 questions this comparison can only see a difference of {mdd:.3f} or more"
     assert sentence in md and "the reference's effects were 0.025–0.037" in md
-    assert f"a difference of 0.1 needs {first['needed']['0.1']:,} questions" in md
+    assert f"a difference of 0.1 needs {needed['0.1']:,} questions" in md
     assert "A1 is not configured" in md and prereg["corpus"]["chunks"] == 64
     ko = Path(preregistered(data, plan_of(data, language="ko")).md).read_text()
-    assert f"20문항으로는 이 비교가 {first['min_detectable_diff']:.3f} 이상의 차이만 볼 수 있다" in ko
+    assert f"20문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다" in ko
 
 
 def test_a_question_edited_after_preregistering_is_a_departure_in_the_report(tmp_path):
@@ -222,3 +228,11 @@ def test_a_question_edited_after_preregistering_is_a_departure_in_the_report(tmp
     block = md[md.index("## Kept to the plan"):md.index("## Decision rule")]
     assert "not those of the preregistered run" in block and "1 questions edited since: h03" in block
     assert "added since: h99" in block and "removed since: p02" in block and "primary changed" in block
+
+
+def test_a_difference_above_the_planning_discordance_is_planned_at_that_difference():
+    # 2 of 56 questions split the free pair: 0.05 cannot come from 0.036, so it is planned at 0.05
+    plan = plan_power(56, 2, [0.03, 0.05], alpha=0.05, power=0.8)
+    assert plan["sign"]["needed"] == {"0.03": questions_needed(2 / 56, 0.03), "0.05": questions_needed(0.05, 0.05)}
+    mdd = plan["interval"]["min_detectable_diff"]
+    assert 2 / 56 < mdd < 1 and interval_power(56, mdd, mdd) == pytest.approx(0.8, abs=1e-3)

@@ -2,8 +2,9 @@
 what each primary comparison can detect with the questions at hand, what the paid contexts
 will take, and whether a finished run kept to its preregistration. Pure functions over dicts.
 
-The power figures are ctxret.stats's (exact sign test), with the discordance of a free pair
-of conditions as the planning value: the primary's sides with A1 replaced by the fallback
+The power figures are ctxret.stats's, for the verdict's bootstrap interval (normal
+approximation) and for the exact sign test, with the discordance of a free pair of conditions
+as the planning value: the primary's sides with A1 replaced by the fallback
 variant (`{dense}:T1` vs `{dense}:X1` for `{dense}:T1` vs `{dense}:A1`).
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import heapq
 from .fileio import canonical_json, sha256_text
 from .paired import MAX_QUESTIONS
 from .questionset import CANONICAL
-from .stats import min_detectable_diff, questions_needed
+from .stats import interval_power, min_detectable_diff, paired_power, questions_needed
 
 
 def question_hashes(questions: list[dict]) -> dict[str, str]:
@@ -27,15 +28,29 @@ def planning_side(condition: str, paid: str, fallback: str) -> str:
     return f"{retriever}:{fallback}" if variant == paid else condition
 
 
+TESTS = {"interval": interval_power, "sign": paired_power}  # the verdict's interval, the sign test
+
+
+def at_least_the_difference(power_of, discordance: float):
+    """power_of with the planning discordance raised to the difference where it is smaller: a
+    difference d needs at least d of the questions to disagree (all of them going one way)."""
+    return lambda n, _, diff, alpha: power_of(n, max(discordance, abs(diff)), diff, alpha)
+
+
 def plan_power(n: int, discordant: int, diffs: list[float], alpha: float, power: float) -> dict:
-    """With n questions of which `discordant` split the planning pair: the planning discordance,
-    the minimum detectable difference at `power` (None: none reaches it) and the questions each
-    difference in `diffs` needs (None: larger than the discordance allows, or over MAX_QUESTIONS)."""
+    """With n questions of which `discordant` split the planning pair: the planning discordance
+    and, per test (the verdict's interval first), the minimum detectable difference at `power`
+    and the questions each difference in `diffs` needs (None: over MAX_QUESTIONS). A difference
+    above the planning discordance is planned at a discordance equal to it."""
     psi = discordant / n if n else 0.0
-    return {"N": n, "discordant": discordant, "discordance": psi, "alpha": alpha, "power": power,
-            "min_detectable_diff": min_detectable_diff(n, psi, alpha, power) if discordant else None,
-            "needed": {f"{d:g}": questions_needed(psi, d, alpha, power, MAX_QUESTIONS) for d in diffs},
-            "max_n": MAX_QUESTIONS}
+    out = {"N": n, "discordant": discordant, "discordance": psi, "alpha": alpha, "power": power,
+           "max_n": MAX_QUESTIONS}
+    for name, f in TESTS.items():
+        planned = at_least_the_difference(f, psi)
+        out[name] = {"min_detectable_diff": min_detectable_diff(n, 1.0, alpha, power, power_of=planned),
+                     "needed": {f"{d:g}": questions_needed(max(psi, d), d, alpha, power, MAX_QUESTIONS, f)
+                                for d in diffs}}
+    return out
 
 
 def duration_hours(calls_per_document: list[int], seconds_per_call: float, workers: int) -> float:

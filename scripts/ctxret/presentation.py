@@ -137,20 +137,30 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
 
 
 def _questions_for(diff: str, n: int | None, p: dict, t: dict) -> str:
-    if n is not None:
-        return t["plan_needs"].format(diff=diff, n=f"{n:,}")
-    over = float(diff) <= p["discordance"]
-    return t["plan_needs_over" if over else "plan_needs_none"].format(diff=diff, max_n=p["max_n"])
+    return (t["plan_needs"].format(diff=diff, n=f"{n:,}") if n is not None
+            else t["plan_needs_over"].format(diff=diff, max_n=p["max_n"]))
+
+
+def _needed_cell(n: int | None, p: dict) -> str:
+    return f"{n:,}" if n is not None else f"> {p['max_n']:,}"
+
+
+def plan_rows(p: dict, t: dict) -> tuple[list[str], list[list[str]]]:
+    """Per test (the verdict's interval, the sign test): the minimum detectable difference and
+    the questions each planning difference needs."""
+    diffs = list(p["interval"]["needed"])
+    return ([t["plan_test"].format(alpha=p["alpha"], power=p["power"]), t["plan_mdd_short"].format(n=p["N"]), *(t["plan_needed_short"].format(diff=d) for d in diffs)],
+            [[t[f"plan_{name}"], "-" if p[name]["min_detectable_diff"] is None else f"{p[name]['min_detectable_diff']:.3f}",
+              *(_needed_cell(p[name]["needed"][d], p) for d in diffs)] for name in ("interval", "sign")])
 
 
 def plan_sentence(p: dict, t: dict) -> str:
-    """The plain sentence of a planned primary: what its questions can see, what more would."""
-    if not p["discordant"]:
-        return t["plan_no_discordance"].format(n=p["N"], **p["planning"])
-    mdd = p["min_detectable_diff"]
+    """The plain sentence of a planned primary, by the verdict's interval: what its questions can
+    see, what more would."""
+    mdd = p["interval"]["min_detectable_diff"]
     head = (t["plan_mdd"].format(n=p["N"], mdd=mdd, power=p["power"]) if mdd is not None
             else t["plan_mdd_none"].format(n=p["N"], power=p["power"]))
-    needed = "; ".join(_questions_for(d, n, p, t) for d, n in p["needed"].items())
+    needed = "; ".join(_questions_for(d, n, p, t) for d, n in p["interval"]["needed"].items())
     return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}."
 
 
@@ -188,8 +198,9 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
         lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
                       f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", "",
                   f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",
-                  f"- {t['plan_observed'].format(a=pa, b=pb, diff=p['observed_diff'])}", "",
-                  f"**{plan_sentence(p, t)}**"]
+                  f"- {t['plan_observed'].format(a=pa, b=pb, diff=p['observed_diff'])}",
+                  f"- {t['plan_floor']}", "",
+                  markdown_table(*plan_rows(p, t)), "", f"**{plan_sentence(p, t)}**"]
     return "\n".join(lines) + "\n"
 
 

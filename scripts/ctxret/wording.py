@@ -67,7 +67,8 @@ WORDING = {
                        "edited, added or removed since, or a changed rule, is named there as a departure. "
                        "`make preregister` (or `snakemake preregister -R preregister`) writes it again.",
         "prereg_committed": "What the run commits to",
-        "prereg_power_setting": "Power analysis: exact two-sided sign test, alpha {alpha}, power {power:.0%}.",
+        "prereg_power_setting": "Power analysis: the verdict's interval (normal approximation) and the exact "
+                                "two-sided sign test, alpha {alpha}, power {power:.0%}.",
         "prereg_corpus": "Corpus ({format}, {path}): {files} files, sha256 {sha256}; {documents} documents kept, "
                          "{chunks} chunks.",
         "prereg_questions": "Questions: {n}, each hashed by its content (preregistration.json, `questions`).",
@@ -86,11 +87,15 @@ WORDING = {
                     "(power {power:.0%})",
         "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
         "plan_reference": "the reference's effects were 0.025–0.037",
+        "plan_floor": "a difference larger than the planning discordance is planned at a discordance equal to "
+                      "it (every disagreeing question going one way: the fewest questions it can need)",
+        "plan_test": "test (alpha {alpha}, power {power:.0%})",
+        "plan_mdd_short": "smallest difference seen with {n} questions",
+        "plan_needed_short": "questions for {diff}",
+        "plan_interval": "the verdict's 95 % cluster-bootstrap interval (normal approximation)",
+        "plan_sign": "exact sign test",
         "plan_needs": "a difference of {diff} needs {n} questions",
         "plan_needs_over": "a difference of {diff} needs more than {max_n:,} questions",
-        "plan_needs_none": "a difference of {diff} cannot occur at this discordance",
-        "plan_no_discordance": "{a} and {b} agree on all {n} questions: no planning discordance, so no power "
-                               "figure (add questions, or plan with another pair)",
         "kept_title": "Kept to the plan",
         "kept_yes": "The run kept to its preregistration of {written}: the same questions (by content hash), "
                     "the same primary comparisons and verdict rule.",
@@ -161,7 +166,8 @@ WORDING = {
                        "질문이나 바뀐 규칙은 보고서에 이탈로 적힌다. 다시 쓰려면 `make preregister` "
                        "(또는 `snakemake preregister -R preregister`).",
         "prereg_committed": "이 실행이 약속하는 것",
-        "prereg_power_setting": "검정력 분석: 정확한 양측 부호 검정, 유의수준 {alpha}, 검정력 {power:.0%}.",
+        "prereg_power_setting": "검정력 분석: 판정 구간(정규 근사)과 정확한 양측 부호 검정, 유의수준 {alpha}, "
+                                "검정력 {power:.0%}.",
         "prereg_corpus": "코퍼스 ({format}, {path}): 파일 {files}개, sha256 {sha256}; 남긴 문서 {documents}개, "
                          "청크 {chunks}개.",
         "prereg_questions": "질문: {n}개, 각각 내용으로 해시함 (preregistration.json의 `questions`).",
@@ -179,11 +185,15 @@ WORDING = {
         "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
         "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
         "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",
+        "plan_floor": "계획 불일치율보다 큰 차이는 불일치율을 그 차이와 같게 두고 계획한다 (불일치 문항이 "
+                      "모두 한쪽으로 간 경우: 그 차이에 필요한 가장 적은 질문 수)",
+        "plan_test": "검정 (유의수준 {alpha}, 검정력 {power:.0%})",
+        "plan_mdd_short": "{n}문항으로 보이는 최소 차이",
+        "plan_needed_short": "{diff}에 필요한 질문 수",
+        "plan_interval": "판정에 쓰는 95 % 클러스터 부트스트랩 구간 (정규 근사)",
+        "plan_sign": "정확한 부호 검정",
         "plan_needs": "{diff}의 차이에는 {n}문항이 필요하다",
         "plan_needs_over": "{diff}의 차이에는 {max_n:,}문항보다 많이 필요하다",
-        "plan_needs_none": "{diff}의 차이는 이 불일치율에서 나올 수 없다",
-        "plan_no_discordance": "{a}와 {b}는 {n}문항 모두에서 결과가 같다: 계획 불일치율이 없어 검정력을 "
-                               "계산할 수 없다 (질문을 늘리거나 다른 쌍으로 계획하라)",
         "kept_title": "계획 준수",
         "kept_yes": "이 실행은 {written}의 사전 등록을 지켰다: 질문(내용 해시), 주 비교, 판정 규칙이 같다.",
         "kept_no": "이 실행은 {written}의 사전 등록에서 벗어났다; 아래 판정은 사전 등록된 실행의 판정이 아니다:",
