@@ -2,7 +2,7 @@
 for the exact sign test, interval_power for the verdict's cluster-bootstrap interval) beside the
 share of simulated paired data sets in which it rejects (ctxret.powersim).
 
-    .venv/bin/python benchmarks/bench_power.py [--reps 2000] [--resamples 2000]
+    .venv/bin/python benchmarks/bench_power.py [--reps 2000] [--resamples 1000]
 
 Target: every simulated power within 5 points of the prediction (Monte Carlo error at 2,000
 data sets: about 1 point).
@@ -24,7 +24,7 @@ TOLERANCE = 0.05
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--reps", type=int, default=2000)
-    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=42)
     args = ap.parse_args()
     print(load_line())

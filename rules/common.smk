@@ -335,6 +335,12 @@ def chunking_strategies():
 COMPARED_CONDITIONS = [(r, s["variant"]) for s in chunking_strategies()[1:] for r in s["retrievers"]]
 
 
+def llm_workers():
+    """The documents in flight during A1: the llm_workers resource (profiles/default: 4)."""
+    workers = workflow.global_resources.get("llm_workers")
+    return int(workers.value) if workers is not None else 1
+
+
 def run_file(retriever, variant):
     return f"{R}/runs/{retriever}-{variant}.jsonl"
 

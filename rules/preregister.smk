@@ -4,12 +4,6 @@
 # preregister` does) writes it again: the report compares the run with it (rule pairs).
 
 
-def llm_workers():
-    """The documents in flight during A1: the llm_workers resource (profiles/default: 4)."""
-    workers = workflow.global_resources.get("llm_workers")
-    return int(workers.value) if workers is not None else 1
-
-
 rule plan:
     output:
         json=f"{R}/plan.json",

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import heapq
 
-from .fileio import canonical_json, sha256_text
+from .fileio import sha256_text
 from .paired import MAX_QUESTIONS
-from .questionset import CANONICAL
+from .questionset import canonical_lines
 from .stats import interval_power, min_detectable_diff, paired_power, questions_needed
 
 
 def question_hashes(questions: list[dict]) -> dict[str, str]:
-    """{id: sha256 of what the question says} (its canonical fields, not where it is written)."""
-    return {q["id"]: sha256_text(canonical_json({k: q[k] for k in CANONICAL if k in q})) for q in questions}
+    """{id: sha256 of what the question says} (its canonical line, not where it is written)."""
+    return {q["id"]: sha256_text(canonical_lines([q])) for q in questions}
 
 
 def planning_side(condition: str, paid: str, fallback: str) -> str:

@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from .fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
+from .errors import InputError
 from .outcomes import Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT
 from .planning import committed_rule, duration_hours, plan_power, planning_side, question_hashes
@@ -46,6 +47,10 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     out = []
     for p in plan["primary"]:
         a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        missing = [c for c in (a, b) if c not in runs]
+        if missing:
+            raise InputError(f"preregister: primary {p['a']} vs {p['b']} is planned on {a} vs {b}, and this run "
+                             f"has no {missing[0]} (pairs.fallback_variant, contexts.free)")
         for c in (a, b):
             if (c, p["k"]) not in hits:
                 cut = Cutoffs((p["k"],), plan["mrr_k"], plan["doc_k"])
