@@ -47,7 +47,8 @@ rule preregister:
         questions=ancient(QUESTIONS),
         sets=ancient(f"{R}/question-sets.json"),
         gold=ancient(f"{R}/gold.json"),
-        runs=[ancient(run_file(r, v)) for r, v in CONDITIONS if v != "A1"],
+        # the deep runs (their first search.top_k are the scored ones): cut_runs also cuts A1's runs
+        runs=[ancient(run_file(r, v) if r.startswith("r-") else deep_run(r, v)) for r, v in CONDITIONS if v != "A1"],
         estimate=[ancient(f"{R}/ctx/A1/estimate.json")] if "A1" in CONTEXT_VARIANTS else [],
     output:
         json=f"{R}/preregistration.json",
