@@ -24,7 +24,10 @@ run: setup
 
 # the free stages and the preregistration (results/preregistration.md), written again each time:
 # after adding or editing questions, before anything is paid
+# (two steps: the free stages brought up to date, then the preregistration forced; in one step
+# Snakemake skips a forced job whose ancient inputs another job of the run rewrites)
 preregister: setup
+	$(BIN)/snakemake --cores $(CORES) preregister --omit-from preregister
 	$(BIN)/snakemake --cores $(CORES) preregister --forcerun preregister
 	@echo
 	@cat results/preregistration.md

@@ -1,7 +1,8 @@
 # The decision rule as configured now (plan.json), and the preregistration: written by the free
 # stages before any paid call (rule contexts waits for it). Every input of `preregister` is
 # ancient and it has no params, so nothing but a missing file (or -R preregister, as `make
-# preregister` does) writes it again: the report compares the run with it (rule pairs).
+# preregister` does after bringing its inputs up to date) writes it again: the report compares
+# the run with it (rule pairs).
 
 
 rule plan:
