@@ -164,7 +164,7 @@ def plan_sentence(p: dict, t: dict) -> str:
     return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}."
 
 
-def estimate_lines(prereg: dict, t: dict) -> list[str]:
+def cost_lines(prereg: dict, t: dict) -> list[str]:
     """What A1 will cost and take, or why there is no estimate."""
     e, plan = prereg["estimate"], prereg["plan"]
     duration = t["plan_duration"].format(hours=prereg["duration_hours"], workers=plan["workers"],
@@ -191,7 +191,7 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
                                         ("format", "path", "sha256", "documents", "chunks")}), "",
               t["prereg_questions"].format(n=len(prereg["questions"])), "",
               markdown_table(*file_rows(prereg["question_files"], t)), "",
-              f"## {t['prereg_cost_title']}", "", *(f"- {x}" for x in estimate_lines(prereg, t)), "",
+              f"## {t['prereg_cost_title']}", "", *(f"- {x}" for x in cost_lines(prereg, t)), "",
               f"## {t['prereg_power_title']}"]
     for i, p in enumerate(prereg["primaries"], 1):
         pa, pb = p["planning"]["a"], p["planning"]["b"]
