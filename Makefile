@@ -5,7 +5,7 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run resume test regress lint bench bench-scale clean
+.PHONY: setup run preregister resume test regress lint bench bench-scale clean
 
 setup: $(VENV)/.installed
 
@@ -21,6 +21,16 @@ run: setup
 	@echo
 	@echo "report: results/score.md and results/pairs.md (numbers in score.json, pairs.json)"
 	@cat results/score.md
+
+# the free stages and the preregistration (results/preregistration.md), written again each time:
+# after adding or editing questions, before anything is paid
+# (two steps: the free stages brought up to date, then the preregistration forced; in one step
+# Snakemake skips a forced job whose ancient inputs another job of the run rewrites)
+preregister: setup
+	$(BIN)/snakemake --cores $(CORES) preregister --omit-from preregister
+	$(BIN)/snakemake --cores $(CORES) preregister --forcerun preregister
+	@echo
+	@cat results/preregistration.md
 
 # after a killed `make run`: refuses while the killed run is still alive, then unlocks and reruns
 resume: setup

@@ -16,6 +16,7 @@ include: "rules/index.smk"
 include: "rules/search.smk"
 include: "rules/score.smk"
 include: "rules/pairs.smk"
+include: "rules/preregister.smk"
 include: "rules/report.smk"
 include: "rules/manifest.smk"
 

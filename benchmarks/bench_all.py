@@ -21,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BENCHMARKS = {"embed": ["bench_embed.py"], "search": ["bench_search.py"], "scale": ["bench_scale.py"],
               "engine": ["bench_engine.py"], "shards": ["bench_shards.py"],
-              "contexts": ["bench_contexts.py", "--scales", "1"]}   # 10x: 35 min, run it on its own
+              "contexts": ["bench_contexts.py", "--scales", "1"],   # 10x: 35 min, run it on its own
+              "power": ["bench_power.py"]}
 
 
 def run(command: list[str]) -> tuple[int, list[list[str]], float]:

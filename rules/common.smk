@@ -358,6 +358,12 @@ def chunking_strategies():
 COMPARED_CONDITIONS = [(r, s["variant"]) for s in chunking_strategies()[1:] for r in s["retrievers"]]
 
 
+def llm_workers():
+    """The documents in flight during A1: the llm_workers resource (profiles/default: 4)."""
+    workers = workflow.global_resources.get("llm_workers")
+    return int(workers.value) if workers is not None else 1
+
+
 def run_file(retriever, variant):
     return f"{R}/runs/{retriever}-{variant}.jsonl"
 
@@ -406,6 +412,9 @@ def intermediate_outputs():
         QUESTIONS,
         f"{R}/question-sets.json",
         f"{R}/gold.json",
+        f"{R}/plan.json",
+        f"{R}/preregistration.json",
+        f"{R}/preregistration.md",
     ]
     out += [f"{R}/var-{v}.jsonl" for v in VARIANTS]
     out += [f"{R}/emb/{v}-{m}.npy" for v in VARIANTS for m in models_for(v)]

@@ -22,8 +22,9 @@ rule contexts:
     input:
         shard=f"{R}/ctx/shards/{{slug}}.json",
         template=PROMPT,
-        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck and the estimate have passed
-        estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # (ancient: neither reruns a context)
+        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck, the estimate and the
+        estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # preregistration (ancient: none of
+        preregistered=ancient(f"{R}/preregistration.json"),  # them reruns a context)
     output:
         f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
     log:

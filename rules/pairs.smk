@@ -4,6 +4,9 @@ rule pairs:
         sets=f"{R}/question-sets.json",
         chunks=f"{R}/chunks.jsonl",
         runs=[run_file(r, v) for r, v in CONDITIONS],
+        questions=QUESTIONS,
+        plan=ancient(f"{R}/plan.json"),  # read when the rule changes (params below), not rerun for it
+        preregistration=f"{R}/preregistration.json",
     output:
         md=f"{R}/pairs.md",
         json=f"{R}/pairs.json",

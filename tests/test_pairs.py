@@ -8,9 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from ctxret import paired, pairs
+from conftest import question_sets
+from ctxret import paired, pairs, preregister, questions
 from ctxret.errors import InputError
-from ctxret.stats import holm, sign_test
+from ctxret.planning import plan_power
+from ctxret.stats import holm, interval_power, min_detectable_diff, paired_power, questions_needed, sign_test
 from ctxret.wording import WORDING
 from test_score import ALL, GROUPS, SETS, random_ranks, synthetic
 
@@ -19,18 +21,55 @@ PRIMARY = [{"a": "{dense}:T1", "b": "{dense}:A1", "group": "HP", "k": 5},
 HP = SETS["H"] + SETS["P"]
 
 
-def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000):
+def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000) -> dict:
+    """plan.json's content as rule plan writes it for this run."""
     conds = [f"{r}:{v}" for r, v in data.conditions]
-    comparisons = [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
-                   if f"{r}:{a}" in conds and f"{r}:{b}" in conds]
+    resolved, fallback_used = paired.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
+    return {"primary": resolved, "dense": "e5", "fallback_used": fallback_used, "fallback_variant": "X1",
+            "alpha": 0.05, "power": 0.8, "seed": 42, "resamples": resamples, "planning_diffs": [0.03, 0.05, 0.1],
+            "cluster_key": r"\d+", "groups": GROUPS, "mrr_k": 10, "doc_k": 5,
+            "secondary": {"variant_pairs": [list(p) for p in variant_pairs], "ks": [5, 20], "correction": "holm"},
+            "secondary_comparisons": [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
+                                      if f"{r}:{a}" in conds and f"{r}:{b}" in conds],
+            "free_conditions": [c for c in conds if not c.endswith(":A1")], "language": language, "workers": 2,
+            "seconds_per_call": 10, "corpus": {"format": "chunked", "path": data.chunks}, "corpus_files": [data.chunks]}
+
+
+def write_plan(data, plan: dict) -> str:
+    path = data.tmp / "plan" / "plan.json"
+    preregister.run_plan(input=SimpleNamespace(), output=SimpleNamespace(json=str(path)),
+                         params=SimpleNamespace(plan=plan))
+    return str(path)
+
+
+def preregistered(data, plan: dict) -> SimpleNamespace:
+    """preregistration.md/json of `data` under `plan`, written as rule preregister writes them."""
+    docs = data.tmp / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"slug": f"doc{i}"}) + "\n" for i in range(8)), encoding="utf-8")
+    out = SimpleNamespace(json=str(data.tmp / "plan" / "preregistration.json"),
+                          md=str(data.tmp / "plan" / "preregistration.md"))
+    free = [r for r, c in zip(data.runs, data.conditions) if c[1] != "A1"]
+    preregister.run(input=SimpleNamespace(plan=write_plan(data, plan), docs=str(docs), chunks=data.chunks,
+                                          questions=str(data.tmp / "questions.jsonl"), sets=data.records,
+                                          gold=data.gold, runs=free, estimate=[]),
+                    output=out, params=SimpleNamespace())
+    return out
+
+
+def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000,
+              preregistration=None):
+    """pairs.md/json of `data`; preregistered first under the same plan unless `preregistration` is given."""
+    plan = plan_of(data, language, primary, variant_pairs, resamples)
+    preregistration = preregistration or preregistered(data, plan)
     out = data.tmp / "out"
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
-    resolved, fallback_used = paired.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
-    params = SimpleNamespace(conditions=data.conditions, comparisons=comparisons, primary=resolved,
-                             fallback_used=fallback_used, fallback_variant="X1", alpha=0.05, power=0.8, groups=GROUPS,
-                             mrr_k=10, doc_k=5,
-                             ks=[5, 20], cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
-    pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs),
+    params = SimpleNamespace(conditions=data.conditions, comparisons=plan["secondary_comparisons"],
+                             primary=plan["primary"], fallback_used=plan["fallback_used"], fallback_variant="X1",
+                             alpha=0.05, power=0.8, groups=GROUPS, mrr_k=10, doc_k=5, ks=[5, 20],
+                             cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
+    pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs,
+                                    questions=str(data.tmp / "questions.jsonl"), plan=write_plan(data, plan),
+                                    preregistration=preregistration.json),
               output=output, params=params)
     return json.loads(Path(output.json).read_text()), Path(output.md).read_text()
 
@@ -134,3 +173,67 @@ def test_the_question_files_table_shows_what_the_questions_stage_read(tmp_path):
         assert source["mtime"] == datetime.fromtimestamp(mtime, timezone.utc).isoformat(timespec="seconds")
         assert rows[name]["kinds"] == {"passage": len(SETS[name])}
         assert f"| {name} | passage {len(SETS[name])} | {data.sets[name]} | {rows[name]['content_sha256']} | {sha} |" in md
+
+
+def with_a1(tmp_path):
+    """T1 and X1 differ on 12 of the 20 H+P questions (X1 better on 10), A1 better still."""
+    t1 = {q: (8 if i < 10 else 1) for i, q in enumerate(HP)} | {q: 1 for q in SETS["G"]}
+    x1 = {q: (8 if 18 <= i else 1) for i, q in enumerate(HP)} | {q: 1 for q in SETS["G"]}
+    a1 = {q: 1 for q in ALL}
+    return synthetic(tmp_path, {f"{r}:{v}": ranks for r in ("e5", "he5") for v, ranks in
+                                (("T1", t1), ("X1", x1), ("A1", a1))})
+
+
+def test_the_preregistration_plans_each_primary_on_its_nearest_free_pair(tmp_path):
+    data = with_a1(tmp_path)
+    out = preregistered(data, plan_of(data))
+    prereg = json.loads(Path(out.json).read_text())
+    first = prereg["primaries"][0]
+    assert (first["a"], first["b"], first["planning"]) == ("e5:T1", "e5:A1", {"a": "e5:T1", "b": "e5:X1"})
+    assert (first["counts"]["only_a"], first["counts"]["only_b"], first["N"]) == (2, 10, 20)
+    for name, power_of in (("interval", interval_power), ("sign", paired_power)):
+        assert first[name]["min_detectable_diff"] == pytest.approx(min_detectable_diff(20, 0.6, power_of=power_of))
+        assert first[name]["needed"] == {d: questions_needed(0.6, float(d), power_of=power_of)
+                                         for d in ("0.03", "0.05", "0.1")}
+    # the verdict's interval has no discreteness to pay for: it sees smaller differences than the sign test
+    assert first["interval"]["min_detectable_diff"] < first["sign"]["min_detectable_diff"]
+    mdd, needed = first["interval"]["min_detectable_diff"], first["interval"]["needed"]
+    assert prereg["questions"].keys() == set(ALL) and prereg["committed"]["seed"] == 42
+    md = Path(out.md).read_text()
+    sentence = f"With 20 questions this comparison can only see a difference of {mdd:.3f} or more"
+    assert sentence in md and "the reference's effects were 0.025–0.037" in md
+    assert f"a difference of 0.1 needs {needed['0.1']:,} questions" in md
+    assert "A1 is not configured" in md and prereg["corpus"]["chunks"] == 64
+    ko = Path(preregistered(data, plan_of(data, language="ko")).md).read_text()
+    assert f"20문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다" in ko
+
+
+def test_a_question_edited_after_preregistering_is_a_departure_in_the_report(tmp_path):
+    data = with_a1(tmp_path)
+    prereg = preregistered(data, plan_of(data))
+    result, md = run_pairs(data, preregistration=prereg)
+    assert result["kept_to_plan"]["kept"] and "The run kept to its preregistration" in md
+    # after preregistering: h03 reworded, p02 dropped, h99 added, the second primary at k 20
+    h = [json.loads(l) for l in Path(data.sets["H"]).read_text().splitlines()]
+    h[2]["question"] += " (바꿈)"
+    Path(data.sets["H"]).write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in h + [
+        {**h[0], "id": "h99", "question": "새 질문?"}]), encoding="utf-8")
+    p = Path(data.sets["P"]).read_text().splitlines()
+    Path(data.sets["P"]).write_text("".join(line + "\n" for line in p if '"p02"' not in line), encoding="utf-8")
+    questions.run(input=SimpleNamespace(), params=SimpleNamespace(sets=question_sets(data.sets), corpus={}),
+                  output=SimpleNamespace(questions=str(tmp_path / "questions.jsonl"), sets=data.records))
+    result, md = run_pairs(data, primary=[PRIMARY[0], {**PRIMARY[1], "k": 20}], preregistration=prereg)
+    kept = result["kept_to_plan"]
+    assert (kept["kept"], kept["edited"], kept["added"], kept["removed"]) == (False, ["h03"], ["h99"], ["p02"])
+    assert list(kept["rule_changed"]) == ["primary"]
+    block = md[md.index("## Kept to the plan"):md.index("## Decision rule")]
+    assert "not those of the preregistered run" in block and "1 questions edited since: h03" in block
+    assert "added since: h99" in block and "removed since: p02" in block and "primary changed" in block
+
+
+def test_a_difference_above_the_planning_discordance_is_planned_at_that_difference():
+    # 2 of 56 questions split the free pair: 0.05 cannot come from 0.036, so it is planned at 0.05
+    plan = plan_power(56, 2, [0.03, 0.05], alpha=0.05, power=0.8)
+    assert plan["sign"]["needed"] == {"0.03": questions_needed(2 / 56, 0.03), "0.05": questions_needed(0.05, 0.05)}
+    mdd = plan["interval"]["min_detectable_diff"]
+    assert 2 / 56 < mdd < 1 and interval_power(56, mdd, mdd) == pytest.approx(0.8, abs=1e-3)

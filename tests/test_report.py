@@ -106,3 +106,23 @@ def test_assemble_names_what_is_wrong(reported):
     proc = assemble("--results", res, "--condition", "e5:A1", "--qid", "h01")
     assert proc.returncode == 1 and "file not found (conditions here: bm25:T1, bm25:X1, e5:T1" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_question_edited_after_preregistering_reruns_the_run_not_the_preregistration(reported):
+    """(Last in this module: it edits the fixture's question file.)"""
+    res = reported / "results"
+    before = (res / "preregistration.json").read_bytes()
+    questions = reported / "corpus" / "questions" / "questions-h.jsonl"
+    lines = questions.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[0])
+    edited["question"] += " (고침)"
+    questions.write_text("\n".join([json.dumps(edited, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8")
+    snakemake(reported / "config.yaml")
+    assert (res / "preregistration.json").read_bytes() == before
+    kept = json.loads((res / "pairs.json").read_text())["kept_to_plan"]
+    assert (kept["kept"], kept["edited"], kept["added"], kept["removed"]) == (False, [edited["id"]], [], [])
+    md = (res / "pairs.md").read_text(encoding="utf-8")
+    ko = WORDING["ko"]
+    assert md.index(ko["kept_edited"].format(n=1, ids=edited["id"])) < md.index(ko["rule_title"])
+    page = (res / "report" / "summary.html").read_text(encoding="utf-8")
+    assert page.index(ko["kept_edited"].format(n=1, ids=edited["id"])) < page.index(ko["rule_title"])

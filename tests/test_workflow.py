@@ -1,6 +1,7 @@
 """The whole workflow on the mini corpus: real models, real Qdrant, real numbers."""
 import json
 import shutil
+from datetime import datetime
 
 import pytest
 
@@ -51,7 +52,8 @@ def test_pairs_and_manifest_written(first_run):
 
 def test_second_run_has_nothing_to_do(first_run):
     _, config, _ = first_run
-    proc = snakemake(config, env=claude_env(first_run[0]))
+    # the same llm_workers: the plan states the A1 duration at the configured workers
+    proc = snakemake(config, "--resources", "llm_workers=1", env=claude_env(first_run[0]))
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
@@ -86,6 +88,21 @@ def test_contexts_a1_and_x1_per_document_with_ledger_beside_the_estimate(first_r
     tokens = json.loads((res / "tokens.json").read_text())
     assert set(tokens) == {"T0", "T1", "X1", "A1"}
     assert tokens["A1"]["e5"]["mean"] > tokens["T1"]["e5"]["mean"] > tokens["T0"]["e5"]["mean"]
+
+
+def test_the_preregistration_is_written_before_the_first_paid_call(first_run):
+    tmp, _, _ = first_run
+    res = tmp / "results"
+    prereg = json.loads((res / "preregistration.json").read_text())
+    started = [json.loads(l)["started"] for p in (res / "ctx" / "A1" / "docs").glob("*.jsonl")
+               for l in p.read_text().splitlines()]
+    assert datetime.fromisoformat(prereg["written"]) <= min(map(datetime.fromisoformat, started))
+    # it planned A1's primaries on X1, priced them, and the run kept to it
+    first = prereg["primaries"][0]
+    assert (first["a"], first["b"], first["planning"]) == ("e5:T1", "e5:A1", {"a": "e5:T1", "b": "e5:X1"})
+    estimate = json.loads((res / "ctx" / "A1" / "estimate.json").read_text())
+    assert prereg["estimate"] == estimate and prereg["plan"]["workers"] == 1
+    assert json.loads((res / "pairs.json").read_text())["kept_to_plan"]["kept"]
 
 
 def test_the_llm_worker_cap_holds(first_run):

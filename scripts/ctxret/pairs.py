@@ -10,6 +10,7 @@ from __future__ import annotations
 from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import Condition, Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT, compare, power_summary, verdict
+from .planning import kept_to_plan, question_hashes
 from .presentation import pairs_markdown
 from .questionset import cluster_of
 from .runs import read_run
@@ -94,10 +95,14 @@ def run(input, output, params, **_) -> None:
             "power": float(params.power), "seed": seed, "resamples": resamples, "cluster_key": params.cluster_key,
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
     files = question_files(read_json(input.sets))
+    kept = kept_to_plan(read_json(input.preregistration), question_hashes(read_jsonl(input.questions)),
+                        read_json(input.plan))
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
-                             "comparisons": primaries + secondaries})
-    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, t))
+                             "kept_to_plan": kept, "comparisons": primaries + secondaries})
+    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t))
     for c in primaries:
         print(f"{c['a']} vs {c['b']} {c['group']} fail@{c['k']}: diff {c['diff']:+.3f}, "
               f"95 % [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], p {c['sign_p']:.3f}: {t[c['verdict']]}")
     print(f"secondary comparisons: {len(secondaries)} (Holm-adjusted, no verdict)")
+    print("kept to the plan" if kept["kept"] else f"departs from the preregistration: edited {kept['edited']}, "
+          f"added {kept['added']}, removed {kept['removed']}, changed {list(kept['rule_changed'])}")

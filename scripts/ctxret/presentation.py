@@ -4,6 +4,7 @@ stage, so the stages that write reports (score, pairs, report) all share it.
 """
 from __future__ import annotations
 
+from .fileio import canonical_json
 from .tables import markdown_table
 
 
@@ -112,10 +113,13 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
               f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
 
 
-def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], t: dict) -> str:
-    """pairs.md: the rule and the question files first, then the numbers."""
+def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
+                   t: dict) -> str:
+    """pairs.md: whether the run kept to its preregistration, the rule and the question files
+    first, then the numbers."""
     r = rule_texts(rule, len(secondaries), t)
-    lines = [f"# {t['pairs_title']}", "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
+    lines = [f"# {t['pairs_title']}", "", f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),
+             "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
              *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
@@ -130,3 +134,84 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
         lines += ["", f"## {t['secondary_title']}", "", t["none_promoted"], "",
                   markdown_table(*secondary_rows(secondaries, t))]
     return "\n".join(lines) + "\n"
+
+
+def _questions_for(diff: str, n: int | None, p: dict, t: dict) -> str:
+    return (t["plan_needs"].format(diff=diff, n=f"{n:,}") if n is not None
+            else t["plan_needs_over"].format(diff=diff, max_n=p["max_n"]))
+
+
+def _needed_cell(n: int | None, p: dict) -> str:
+    return f"{n:,}" if n is not None else f"> {p['max_n']:,}"
+
+
+def plan_rows(p: dict, t: dict) -> tuple[list[str], list[list[str]]]:
+    """Per test (the verdict's interval, the sign test): the minimum detectable difference and
+    the questions each planning difference needs."""
+    diffs = list(p["interval"]["needed"])
+    return ([t["plan_test"].format(alpha=p["alpha"], power=p["power"]), t["plan_mdd_short"].format(n=p["N"]), *(t["plan_needed_short"].format(diff=d) for d in diffs)],
+            [[t[f"plan_{name}"], "-" if p[name]["min_detectable_diff"] is None else f"{p[name]['min_detectable_diff']:.3f}",
+              *(_needed_cell(p[name]["needed"][d], p) for d in diffs)] for name in ("interval", "sign")])
+
+
+def plan_sentence(p: dict, t: dict) -> str:
+    """The plain sentence of a planned primary, by the verdict's interval: what its questions can
+    see, what more would."""
+    mdd = p["interval"]["min_detectable_diff"]
+    head = (t["plan_mdd"].format(n=p["N"], mdd=mdd, power=p["power"]) if mdd is not None
+            else t["plan_mdd_none"].format(n=p["N"], power=p["power"]))
+    needed = "; ".join(_questions_for(d, n, p, t) for d, n in p["interval"]["needed"].items())
+    return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}."
+
+
+def cost_lines(prereg: dict, t: dict) -> list[str]:
+    """What A1 will cost and take, or why there is no estimate."""
+    e, plan = prereg["estimate"], prereg["plan"]
+    duration = t["plan_duration"].format(hours=prereg["duration_hours"], workers=plan["workers"],
+                                         seconds=plan["seconds_per_call"])
+    if e is None:
+        return [t["plan_no_estimate"], duration]
+    return [t["plan_cost"].format(backend=e["backend"], model=e["model"], calls=e["calls"], dollars=e["cost_usd"],
+                                  tokens=e["input_tokens_total"], output=e["usage"]["output_tokens"],
+                                  version=e["prices_version"]), duration]
+
+
+def preregistration_markdown(prereg: dict, t: dict) -> str:
+    """preregistration.md: what is committed to, what A1 will cost, what the questions can detect."""
+    plan, corpus = prereg["plan"], prereg["corpus"]
+    r = rule_texts(plan, prereg["secondary_family"], t)
+    lines = [f"# {t['prereg_title']}", "", t["prereg_note"].format(written=prereg["written"]), "",
+             f"## {t['prereg_committed']}", "", f"{t['primary_list']}:",
+             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+    if r["fallback"]:
+        lines += [r["fallback"], ""]
+    lines += [r["rule"], "", r["secondary"], "",
+              t["prereg_power_setting"].format(alpha=plan["alpha"], power=plan["power"]), "",
+              t["prereg_corpus"].format(files=len(corpus["files"]), **{k: corpus[k] for k in
+                                        ("format", "path", "sha256", "documents", "chunks")}), "",
+              t["prereg_questions"].format(n=len(prereg["questions"])), "",
+              markdown_table(*file_rows(prereg["question_files"], t)), "",
+              f"## {t['prereg_cost_title']}", "", *(f"- {x}" for x in cost_lines(prereg, t)), "",
+              f"## {t['prereg_power_title']}"]
+    for i, p in enumerate(prereg["primaries"], 1):
+        pa, pb = p["planning"]["a"], p["planning"]["b"]
+        lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
+                      f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", "",
+                  f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",
+                  f"- {t['plan_observed'].format(a=pa, b=pb, diff=p['observed_diff'])}",
+                  f"- {t['plan_floor']}", "",
+                  markdown_table(*plan_rows(p, t)), "", f"**{plan_sentence(p, t)}**"]
+    return "\n".join(lines) + "\n"
+
+
+def kept_lines(kept: dict, t: dict) -> list[str]:
+    """The run against its preregistration: kept, or each departure named."""
+    if kept["kept"]:
+        return [t["kept_yes"].format(written=kept["preregistered"])]
+    lines = [t["kept_no"].format(written=kept["preregistered"])]
+    for key in ("edited", "added", "removed"):
+        if kept[key]:
+            lines.append(t[f"kept_{key}"].format(n=len(kept[key]), ids=", ".join(kept[key])))
+    for key, (then, now) in kept["rule_changed"].items():
+        lines.append(t["kept_rule"].format(key=key, then=canonical_json(then), now=canonical_json(now)))
+    return lines

@@ -101,30 +101,46 @@ def paired_power(n: int, discordance: float, diff: float, alpha: float = 0.05) -
     return float(np.sum(binom.pmf(m, n, psi) * sign_test_power(m, pi, alpha)))
 
 
+def interval_power(n: int, discordance: float, diff: float, alpha: float = 0.05) -> float:
+    """Power of the verdict's interval (the 1 - alpha bootstrap interval of fail_B - fail_A
+    excludes 0), by the normal approximation of the paired mean difference: a question adds +1,
+    -1 or 0, so the mean has variance (psi - delta^2) / N. The percentile bootstrap has no
+    discreteness to pay for, so it rejects more often than the exact sign test at small N
+    (benchmarks/bench_power.py). Independent questions, as for paired_power."""
+    diff = abs(diff)
+    if n <= 0 or discordance <= 0 or diff > discordance + 1e-12:
+        return 0.0
+    shift = diff / sqrt(max(discordance - diff * diff, 1e-12) / n)
+    z = float(norm.ppf(1 - alpha / 2))
+    return float(norm.cdf(shift - z) + norm.cdf(-shift - z))
+
+
 def min_detectable_diff(n: int, discordance: float, alpha: float = 0.05, power: float = 0.8,
-                        tol: float = 1e-6) -> float | None:
-    """The smallest |fail_B - fail_A| detected with `power`; None if even |delta| = psi is not."""
-    if paired_power(n, discordance, discordance, alpha) < power:
+                        tol: float = 1e-6, power_of=paired_power) -> float | None:
+    """The smallest |fail_B - fail_A| detected with `power` (by `power_of`: the sign test's by
+    default); None if even |delta| = psi is not."""
+    if power_of(n, discordance, discordance, alpha) < power:
         return None
     lo, hi = 0.0, discordance
     while hi - lo > tol:
         mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if paired_power(n, discordance, mid, alpha) >= power else (mid, hi)
+        lo, hi = (lo, mid) if power_of(n, discordance, mid, alpha) >= power else (mid, hi)
     return hi
 
 
 def questions_needed(discordance: float, diff: float, alpha: float = 0.05, power: float = 0.8,
-                     max_n: int = 100_000) -> int | None:
-    """The smallest N whose power for `diff` reaches `power`; None if no difference or > max_n."""
+                     max_n: int = 100_000, power_of=paired_power) -> int | None:
+    """The smallest N whose power for `diff` (by `power_of`) reaches `power`; None if no
+    difference or > max_n."""
     diff = abs(diff)
     if diff == 0 or discordance <= 0 or diff > discordance + 1e-12:
         return None
     lo, hi = 0, 1                                        # power(lo) < target <= power(hi)
-    while paired_power(hi, discordance, diff, alpha) < power:
+    while power_of(hi, discordance, diff, alpha) < power:
         if hi >= max_n:
             return None
         lo, hi = hi, min(2 * hi, max_n)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if paired_power(mid, discordance, diff, alpha) >= power else (mid, hi)
+        lo, hi = (lo, mid) if power_of(mid, discordance, diff, alpha) >= power else (mid, hi)
     return hi

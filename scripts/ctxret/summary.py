@@ -10,8 +10,8 @@ from html import escape
 from pathlib import Path
 
 from .fileio import read_json, write_text
-from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, primary_texts, primary_title,
-                           rule_texts, secondary_rows)
+from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
+                           primary_title, rule_texts, secondary_rows)
 from .tables import html_table
 from .wording import wording
 
@@ -61,7 +61,9 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
     r = rule_texts(pairs["rule"], len(secondaries), t)
-    h = [f"<h1>{escape(t['report_title'])}</h1>", f"<h2>{escape(t['rule_title'])}</h2>",
+    h = [f"<h1>{escape(t['report_title'])}</h1>", f"<h2>{escape(t['kept_title'])}</h2>",
+         "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in kept_lines(pairs["kept_to_plan"], t)) + "</ul>",
+         f"<h2>{escape(t['rule_title'])}</h2>",
          f"<p>{escape(t['primary_list'])}:</p><ol>" + "".join(f"<li>{escape(x)}</li>" for x in r["primary"]) + "</ol>"]
     if r["fallback"]:
         h.append(f"<p><strong>{escape(r['fallback'])}</strong></p>")

@@ -63,6 +63,49 @@ WORDING = {
         "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
         "plots_title": "Failure rates", "report_title": "Contextual Retrieval on Korean documents",
         "verdicts_title": "Verdicts of the primary comparisons",
+        "prereg_title": "Preregistration (written by the free stages, before any paid call)",
+        "prereg_note": "Written {written} (UTC). The run's report compares itself with this file: a question "
+                       "edited, added or removed since, or a changed rule, is named there as a departure. "
+                       "`make preregister` writes it again (README: Decide before paying).",
+        "prereg_committed": "What the run commits to",
+        "prereg_power_setting": "Power analysis: the verdict's interval (normal approximation) and the exact "
+                                "two-sided sign test, alpha {alpha}, power {power:.0%}.",
+        "prereg_corpus": "Corpus ({format}, {path}): {files} files, sha256 {sha256}; {documents} documents kept, "
+                         "{chunks} chunks.",
+        "prereg_questions": "Questions: {n}, each hashed by its content (preregistration.json, `questions`).",
+        "prereg_cost_title": "What the paid contexts (A1) will cost and take",
+        "plan_cost": "estimate for {backend} {model} (prices {version}): {calls:,} calls, input {tokens:,} tokens, "
+                     "output {output:,} tokens, ${dollars:,.2f}",
+        "plan_no_estimate": "A1 is not configured (contexts.llm.backend): no cost estimate; set a backend and "
+                            "preregister again before paying.",
+        "plan_duration": "duration: {hours:.1f} h with {workers} documents at once (llm_workers), "
+                         "{seconds:g} s a call (contexts.seconds_per_call)",
+        "prereg_power_title": "What these questions can detect",
+        "plan_pair": "planning pair (the nearest free conditions): {a} vs {b}, discordant on {d} of {n} "
+                     "questions (discordance {psi:.3f})",
+        "plan_observed": "failure-rate difference of the planning pair ({b} - {a}): {diff:+.3f}",
+        "plan_mdd": "With {n} questions this comparison can only see a difference of {mdd:.3f} or more "
+                    "(power {power:.0%})",
+        "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
+        "plan_reference": "the reference's effects were 0.025–0.037",
+        "plan_floor": "a difference larger than the planning discordance is planned at a discordance equal to "
+                      "it (every disagreeing question going one way: the fewest questions it can need)",
+        "plan_test": "test (alpha {alpha}, power {power:.0%})",
+        "plan_mdd_short": "smallest difference seen with {n} questions",
+        "plan_needed_short": "questions for {diff}",
+        "plan_interval": "the verdict's 95 % cluster-bootstrap interval (normal approximation)",
+        "plan_sign": "exact sign test",
+        "plan_needs": "a difference of {diff} needs {n} questions",
+        "plan_needs_over": "a difference of {diff} needs more than {max_n:,} questions",
+        "kept_title": "Kept to the plan",
+        "kept_yes": "The run kept to its preregistration of {written}: the same questions (by content hash), "
+                    "the same primary comparisons and verdict rule.",
+        "kept_no": "The run departs from its preregistration of {written}; its verdicts are not those of "
+                   "the preregistered run:",
+        "kept_edited": "{n} questions edited since: {ids}",
+        "kept_added": "{n} questions added since: {ids}",
+        "kept_removed": "{n} questions removed since: {ids}",
+        "kept_rule": "{key} changed: preregistered {then}, now {now}",
     },
     "ko": {
         "holds": "성립",
@@ -120,6 +163,46 @@ WORDING = {
         "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
         "plots_title": "실패율", "report_title": "한국어 문서에서의 Contextual Retrieval",
         "verdicts_title": "주 비교의 판정",
+        "prereg_title": "사전 등록 (무료 단계가 유료 호출 전에 작성)",
+        "prereg_note": "작성 시각 {written} (UTC). 실행 보고서는 이 파일과 비교된다: 이후 수정·추가·삭제된 "
+                       "질문이나 바뀐 규칙은 보고서에 이탈로 적힌다. 다시 쓰려면 `make preregister` "
+                       "(README: Decide before paying).",
+        "prereg_committed": "이 실행이 약속하는 것",
+        "prereg_power_setting": "검정력 분석: 판정 구간(정규 근사)과 정확한 양측 부호 검정, 유의수준 {alpha}, "
+                                "검정력 {power:.0%}.",
+        "prereg_corpus": "코퍼스 ({format}, {path}): 파일 {files}개, sha256 {sha256}; 남긴 문서 {documents}개, "
+                         "청크 {chunks}개.",
+        "prereg_questions": "질문: {n}개, 각각 내용으로 해시함 (preregistration.json의 `questions`).",
+        "prereg_cost_title": "유료 문맥(A1)의 비용과 시간",
+        "plan_cost": "{backend} {model} 추정 (가격표 {version}): 호출 {calls:,}회, 입력 {tokens:,} 토큰, "
+                     "출력 {output:,} 토큰, ${dollars:,.2f}",
+        "plan_no_estimate": "A1이 설정되지 않았다 (contexts.llm.backend): 비용 추정 없음; 백엔드를 설정하고 "
+                            "비용을 내기 전에 다시 사전 등록하라.",
+        "plan_duration": "소요 시간: 문서 {workers}개 동시 처리(llm_workers), 호출당 {seconds:g}초"
+                         "(contexts.seconds_per_call)로 {hours:.1f}시간",
+        "prereg_power_title": "이 질문들로 검출할 수 있는 것",
+        "plan_pair": "계획 쌍 (가장 가까운 무료 조건): {a} vs {b}, {n}문항 중 {d}문항 불일치 "
+                     "(불일치율 {psi:.3f})",
+        "plan_observed": "계획 쌍의 실패율 차이 ({b} - {a}): {diff:+.3f}",
+        "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
+        "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
+        "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",
+        "plan_floor": "계획 불일치율보다 큰 차이는 불일치율을 그 차이와 같게 두고 계획한다 (불일치 문항이 "
+                      "모두 한쪽으로 간 경우: 그 차이에 필요한 가장 적은 질문 수)",
+        "plan_test": "검정 (유의수준 {alpha}, 검정력 {power:.0%})",
+        "plan_mdd_short": "{n}문항으로 보이는 최소 차이",
+        "plan_needed_short": "{diff}에 필요한 질문 수",
+        "plan_interval": "판정에 쓰는 95 % 클러스터 부트스트랩 구간 (정규 근사)",
+        "plan_sign": "정확한 부호 검정",
+        "plan_needs": "{diff}의 차이에는 {n}문항이 필요하다",
+        "plan_needs_over": "{diff}의 차이에는 {max_n:,}문항보다 많이 필요하다",
+        "kept_title": "계획 준수",
+        "kept_yes": "이 실행은 {written}의 사전 등록을 지켰다: 질문(내용 해시), 주 비교, 판정 규칙이 같다.",
+        "kept_no": "이 실행은 {written}의 사전 등록에서 벗어났다; 아래 판정은 사전 등록된 실행의 판정이 아니다:",
+        "kept_edited": "이후 수정된 질문 {n}개: {ids}",
+        "kept_added": "이후 추가된 질문 {n}개: {ids}",
+        "kept_removed": "이후 삭제된 질문 {n}개: {ids}",
+        "kept_rule": "{key} 바뀜: 사전 등록 {then}, 지금 {now}",
     },
 }
 

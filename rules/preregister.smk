@@ -1,0 +1,62 @@
+# The decision rule as configured now (plan.json), and the preregistration: written by the free
+# stages before any paid call (rule contexts waits for it). Every input of `preregister` is
+# ancient and it has no params, so nothing but a missing file (or -R preregister, as `make
+# preregister` does after bringing its inputs up to date) writes it again: the report compares
+# the run with it (rule pairs).
+
+
+rule plan:
+    output:
+        json=f"{R}/plan.json",
+    log:
+        f"{R}/logs/plan.log",
+    conda:
+        "../envs/data.yaml"
+    params:
+        plan={
+            "primary": PRIMARY,
+            "dense": DENSE,
+            "fallback_used": FALLBACK_USED,
+            "fallback_variant": config["pairs"]["fallback_variant"],
+            **{key: config["pairs"][key] for key in ("alpha", "power", "seed", "resamples", "planning_diffs")},
+            "cluster_key": config["questions"]["cluster_key"],
+            "groups": GROUPS,
+            "mrr_k": config["score"]["mrr_k"],
+            "doc_k": config["score"]["doc_k"],
+            "secondary": {
+                "variant_pairs": config["pairs"]["variant_pairs"],
+                "ks": config["score"]["ks"],
+                "correction": "holm",
+            },
+            "secondary_comparisons": comparisons(),
+            "free_conditions": [f"{r}:{v}" for r, v in CONDITIONS if v != "A1"],
+            "language": config["report"]["language"],
+            "workers": llm_workers(),
+            "seconds_per_call": config["contexts"]["seconds_per_call"],
+            "corpus": CORPUS,
+            "corpus_files": corpus_files(CORPUS),
+        },
+    script:
+        "../scripts/plan.py"
+
+
+rule preregister:
+    input:
+        plan=ancient(f"{R}/plan.json"),
+        docs=ancient(f"{R}/docs.jsonl"),
+        chunks=ancient(f"{R}/chunks.jsonl"),
+        questions=ancient(QUESTIONS),
+        sets=ancient(f"{R}/question-sets.json"),
+        gold=ancient(f"{R}/gold.json"),
+        # the deep runs (their first search.top_k are the scored ones): cut_runs also cuts A1's runs
+        runs=[ancient(run_file(r, v) if r.startswith("r-") else deep_run(r, v)) for r, v in CONDITIONS if v != "A1"],
+        estimate=[ancient(f"{R}/ctx/A1/estimate.json")] if "A1" in CONTEXT_VARIANTS else [],
+    output:
+        json=f"{R}/preregistration.json",
+        md=f"{R}/preregistration.md",
+    log:
+        f"{R}/logs/preregister.log",
+    conda:
+        "../envs/data.yaml"
+    script:
+        "../scripts/preregister.py"

@@ -1,0 +1,86 @@
+"""Planning before paying: what a run commits to (its decision rule, its questions by content),
+what each primary comparison can detect with the questions at hand, what the paid contexts
+will take, and whether a finished run kept to its preregistration. Pure functions over dicts.
+
+The power figures are ctxret.stats's, for the verdict's bootstrap interval (normal
+approximation) and for the exact sign test, with the discordance of a free pair of conditions
+as the planning value: the primary's sides with A1 replaced by the fallback
+variant (`{dense}:T1` vs `{dense}:X1` for `{dense}:T1` vs `{dense}:A1`).
+"""
+from __future__ import annotations
+
+import heapq
+
+from .fileio import sha256_text
+from .paired import MAX_QUESTIONS
+from .questionset import canonical_lines
+from .stats import interval_power, min_detectable_diff, paired_power, questions_needed
+
+
+def question_hashes(questions: list[dict]) -> dict[str, str]:
+    """{id: sha256 of what the question says} (its canonical line, not where it is written)."""
+    return {q["id"]: sha256_text(canonical_lines([q])) for q in questions}
+
+
+def planning_side(condition: str, paid: str, fallback: str) -> str:
+    """The free condition nearest to `condition`: the paid variant replaced by the fallback."""
+    retriever, _, variant = condition.rpartition(":")
+    return f"{retriever}:{fallback}" if variant == paid else condition
+
+
+TESTS = {"interval": interval_power, "sign": paired_power}  # the verdict's interval, the sign test
+
+
+def at_least_the_difference(power_of, discordance: float):
+    """power_of with the planning discordance raised to the difference where it is smaller: a
+    difference d needs at least d of the questions to disagree (all of them going one way)."""
+    return lambda n, _, diff, alpha: power_of(n, max(discordance, abs(diff)), diff, alpha)
+
+
+def plan_power(n: int, discordant: int, diffs: list[float], alpha: float, power: float) -> dict:
+    """With n questions of which `discordant` split the planning pair: the planning discordance
+    and, per test (the verdict's interval first), the minimum detectable difference at `power`
+    and the questions each difference in `diffs` needs (None: over MAX_QUESTIONS). A difference
+    above the planning discordance is planned at a discordance equal to it."""
+    psi = discordant / n if n else 0.0
+    out = {"N": n, "discordant": discordant, "discordance": psi, "alpha": alpha, "power": power,
+           "max_n": MAX_QUESTIONS}
+    for name, f in TESTS.items():
+        planned = at_least_the_difference(f, psi)
+        out[name] = {"min_detectable_diff": min_detectable_diff(n, 1.0, alpha, power, power_of=planned),
+                     "needed": {f"{d:g}": questions_needed(max(psi, d), d, alpha, power, MAX_QUESTIONS, f)
+                                for d in diffs}}
+    return out
+
+
+def duration_hours(calls_per_document: list[int], seconds_per_call: float, workers: int) -> float:
+    """Hours until the last document is done: documents taken in corpus order by `workers`
+    slots, each its calls one after another (a free slot takes the next document)."""
+    slots = [0.0] * max(1, workers)
+    for calls in calls_per_document:
+        heapq.heappush(slots, heapq.heappop(slots) + calls * seconds_per_call)
+    return max(slots) / 3600
+
+
+def committed_rule(plan: dict) -> dict:
+    """What a preregistration commits to of a plan (plan.json): the primaries as declared, the
+    dense slot, k, alpha and power, the bootstrap, the clusters and the secondary family."""
+    return {"primary": [{"a": p["declared"]["a"], "b": p["declared"]["b"], "group": p["group"], "k": p["k"]}
+                        for p in plan["primary"]],
+            "dense": plan["dense"], "alpha": plan["alpha"], "power": plan["power"], "seed": plan["seed"],
+            "resamples": plan["resamples"], "cluster_key": plan["cluster_key"],
+            "secondary": plan["secondary"]}
+
+
+def kept_to_plan(prereg: dict, questions: dict[str, str], plan: dict) -> dict:
+    """A finished run against its preregistration: questions edited, added or removed (by
+    content hash) and each part of the committed rule that changed ({key: [then, now]})."""
+    then_q = prereg["questions"]
+    then, now = prereg["committed"], committed_rule(plan)
+    out = {"preregistered": prereg["written"],
+           "edited": sorted(q for q in then_q.keys() & questions.keys() if then_q[q] != questions[q]),
+           "added": sorted(questions.keys() - then_q.keys()),
+           "removed": sorted(then_q.keys() - questions.keys()),
+           "rule_changed": {k: [then.get(k), now[k]] for k in now if then.get(k) != now[k]}}
+    out["kept"] = not (out["edited"] or out["added"] or out["removed"] or out["rule_changed"])
+    return out
