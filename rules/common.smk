@@ -1,14 +1,14 @@
 from pathlib import Path
 
-import os
 import re
 import sys
 
-# The package of this checkout, here and in every job (PYTHONPATH goes before a venv's own
-# paths, so a venv shared by several checkouts never runs another checkout's code).
+# The package of this checkout, here and in every job
 SCRIPTS = str(Path(workflow.basedir) / "scripts")
 sys.path.insert(0, SCRIPTS)
-os.environ["PYTHONPATH"] = os.pathsep.join([SCRIPTS, *filter(None, [os.environ.get("PYTHONPATH")])])
+from ctxret.stage import jobs_import_from  # noqa: E402
+
+jobs_import_from(SCRIPTS)
 from ctxret import embed, guards, language, prep  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
@@ -71,7 +71,9 @@ QUESTIONS = f"{R}/questions.jsonl"  # the canonical question file (rule `questio
 GROUPS = config["questions"]["groups"] or {name: [name] for name in QUESTION_SETS}
 MAIN_GROUP = config["score"]["main_group"] or next(iter(GROUPS))
 if not config["score"]["main_group"] and len(GROUPS) > 1:
-    print(f"score.main_group: {MAIN_GROUP} (the first group: name it, so that key order cannot move it)", file=sys.stderr)
+    print(
+        f"score.main_group: {MAIN_GROUP} (the first group: name it, so that key order cannot move it)", file=sys.stderr
+    )
 config["score"]["main_group"] = MAIN_GROUP  # resolved once, for every reader (the report's captions too)
 MODELS = config["models"]  # slots with their defaults (settings.complete)
 DENSE = config["pairs"]["dense"] or next(iter(MODELS), "")

@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
 from .errors import InputError
+
+
+def jobs_import_from(scripts: str) -> None:
+    """Every job of this run imports the package from `scripts` (the checkout being run):
+    PYTHONPATH goes before a venv's own paths, so a venv shared by several checkouts never
+    runs another checkout's code."""
+    os.environ["PYTHONPATH"] = os.pathsep.join([scripts, *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
 class _Tee:
