@@ -361,9 +361,11 @@ COMPARED_CONDITIONS = [(r, s["variant"]) for s in chunking_strategies()[1:] for 
 
 
 def llm_workers():
-    """The documents in flight during A1: the llm_workers resource (profiles/default: 4)."""
-    workers = workflow.global_resources.get("llm_workers")
-    return int(workers.value) if workers is not None else 1
+    """The documents in flight during A1: the llm_workers resource (profiles/default: 4). Known to
+    the run's main process only (a cluster job's own Snakemake is not given it): rule plan, which
+    records it, is a local rule."""
+    workers = getattr(workflow.global_resources.get("llm_workers"), "value", None)
+    return int(workers) if workers is not None else 1
 
 
 def run_file(retriever, variant):

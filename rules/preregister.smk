@@ -5,6 +5,10 @@
 # the run with it (rule pairs).
 
 
+localrules:
+    plan,
+
+
 rule plan:
     output:
         json=f"{R}/plan.json",
@@ -31,11 +35,13 @@ rule plan:
             "secondary_comparisons": comparisons(),
             "free_conditions": [f"{r}:{v}" for r, v in CONDITIONS if v != "A1"],
             "language": config["report"]["language"],
-            "workers": llm_workers(),
             "seconds_per_call": config["contexts"]["seconds_per_call"],
             "corpus": CORPUS,
             "corpus_files": corpus_files(CORPUS),
         },
+    resources:
+        # the A1 documents in flight, recorded without being a rerun trigger (a param would be)
+        llm_workers_planned=llm_workers(),
     script:
         "../scripts/plan.py"
 

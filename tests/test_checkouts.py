@@ -24,7 +24,7 @@ def copy_checkout(to):
 def prep_log(checkout, results) -> str:
     proc = subprocess.run([SNAKEMAKE, "--cores", "1", "--config", f"results={results}", f"store={results}-store",
                            "--", f"{results}/docs.jsonl"], cwd=checkout, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 0, f"rc {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     return (results / "logs" / "prep.log").read_text(encoding="utf-8")
 
 

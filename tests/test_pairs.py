@@ -31,14 +31,14 @@ def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),),
             "secondary": {"variant_pairs": [list(p) for p in variant_pairs], "ks": [5, 20], "correction": "holm"},
             "secondary_comparisons": [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
                                       if f"{r}:{a}" in conds and f"{r}:{b}" in conds],
-            "free_conditions": [c for c in conds if not c.endswith(":A1")], "language": language, "workers": 2,
+            "free_conditions": [c for c in conds if not c.endswith(":A1")], "language": language,
             "seconds_per_call": 10, "corpus": {"format": "chunked", "path": data.chunks}, "corpus_files": [data.chunks]}
 
 
 def write_plan(data, plan: dict) -> str:
     path = data.tmp / "plan" / "plan.json"
     preregister.run_plan(input=SimpleNamespace(), output=SimpleNamespace(json=str(path)),
-                         params=SimpleNamespace(plan=plan))
+                         params=SimpleNamespace(plan=plan), resources=SimpleNamespace(llm_workers_planned=2))
     return str(path)
 
 

@@ -197,6 +197,7 @@ def test_kill_9_of_the_run_during_contexts_repeats_no_answered_call(tmp_path):
     # the ledger has every paid call: the killed one was never answered, so never paid
     stats = resume(config, str(tmp_path / "results" / "ctx" / "A1" / "stats.json"), env=env)
     assert stats.returncode == 0, stats.stderr[-3000:]
+    assert (tmp_path / "results" / "ctx" / "A1" / "stats.json").exists(), stats.stdout[-3000:] + stats.stderr[-3000:]
     ledger = json.loads((tmp_path / "results" / "ctx" / "A1" / "stats.json").read_text())
     assert ledger["calls"] == len(chunks)
 

@@ -23,9 +23,10 @@ from .stats import paired_counts
 from .wording import wording
 
 
-def run_plan(input, output, params, **_) -> None:
-    """plan.json: the decision rule and the planning settings, resolved by the workflow."""
-    plan = dict(params.plan)
+def run_plan(input, output, params, resources, **_) -> None:
+    """plan.json: the decision rule and the planning settings, resolved by the workflow, and the
+    A1 documents in flight (a resource of the run, not a setting: changing it reruns nothing)."""
+    plan = {**params.plan, "workers": int(resources.llm_workers_planned)}
     write_json(output.json, plan)
     print(f"plan: {len(plan['primary'])} primary comparisons, {len(plan['secondary_comparisons'])} "
           f"secondary pairs of conditions, alpha {plan['alpha']}, seed {plan['seed']}")

@@ -54,7 +54,7 @@ def run_logged(func: Callable[[], None], log: str | None) -> None:
 
 
 def snakemake_stage(smk, func: Callable[..., None]) -> None:
-    """Entry for `script:` files: func(input=..., output=..., params=..., threads=...)."""
+    """Entry for `script:` files: func(input=..., output=..., params=..., threads=..., resources=...)."""
     log = smk.log[0] if len(smk.log) else None
     run_logged(lambda: func(input=smk.input, output=smk.output, params=smk.params,
-                            threads=smk.threads), log)
+                            threads=smk.threads, resources=smk.resources), log)
