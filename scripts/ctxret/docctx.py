@@ -19,7 +19,7 @@ from .errors import InputError
 from .fileio import read_jsonl, sha256_text, write_jsonl
 from .llm import Backend, ContextFailed, call_with_retries
 from .prompt import Prompt
-from .store import JsonStore, claimed, content_key
+from .store import JsonStore, check_writable, claimed, content_key
 
 
 def now() -> str:
@@ -105,6 +105,8 @@ def write_document(path: Path, variant: str, doc: dict, chunks: list[dict], back
     claim = contextlib.nullcontext() if store is None else claimed(
         params.store, "ctx", document_key(backend, prompt, params.extra_sentence, doc),
         lambda: print(f"{variant} {doc['slug']}: waiting for another run asking for its contexts", flush=True))
+    if store is not None:
+        check_writable(store.answers.dir)
     with claim:
         result = document_contexts(doc, chunks, backend, prompt, params.extra_sentence, store,
                                    int(params.attempts), float(params.backoff_s))

@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -44,6 +45,18 @@ def claimed(root: str | os.PathLike, kind: str, key: str, waiting: Callable[[], 
             waiting()
             fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+def check_writable(directory: str | os.PathLike) -> None:
+    """InputError naming `directory` unless a file can be written there: checked before anything
+    is paid or computed, so no answer is ever paid and then lost."""
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".writable-"):
+            pass
+    except OSError as e:
+        raise InputError(f"store {directory} is not writable ({e.strerror}): nothing was paid or computed; "
+                         f"make it writable or set store: to a directory you can write") from None
 
 
 def quarantine(path: Path, root: Path) -> Path:

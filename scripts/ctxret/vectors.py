@@ -14,7 +14,7 @@ import numpy as np
 from .fileio import canonical_json, sha256_text
 from .models import Encoder, Kind, load_encoder, model_identity
 from .precision import resolve
-from .store import VectorStore, claimed, content_key, namespace_of
+from .store import VectorStore, check_writable, claimed, content_key, namespace_of
 
 
 class Progress:
@@ -53,6 +53,7 @@ def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, t
     found = store.load(keys)
     misses = list({k: t for k, t in zip(keys, texts) if k not in found}.items())
     if misses:
+        check_writable(store.path.parent)
         with claimed(store_root, "emb", content_key(keys=sorted(k for k, _ in misses)), waiting(len(misses))):
             found.update(store.load([k for k, _ in misses]))       # what a run sharing the store made meanwhile
             misses = [(k, t) for k, t in misses if k not in found]
