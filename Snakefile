@@ -21,6 +21,10 @@ include: "rules/report.smk"
 include: "rules/manifest.smk"
 
 
+onstart:
+    hold_results()
+
+
 rule all:
     input:
         final_outputs(),

@@ -9,7 +9,7 @@ sys.path.insert(0, SCRIPTS)
 from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
-from ctxret import embed, guards, language, prep  # noqa: E402 (the package lives under scripts/)
+from ctxret import embed, guards, language, prep, runlock  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.ctxreport import load_prices  # noqa: E402
@@ -18,6 +18,7 @@ from ctxret.ledger import model_prices  # noqa: E402
 from ctxret.llm import make_backend  # noqa: E402
 from ctxret.models import known_prefixes, model_dir  # noqa: E402
 from ctxret.paired import resolve_primary  # noqa: E402
+from ctxret.planning import planning_side  # noqa: E402
 from ctxret.prompt import read_prompt  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
 from ctxret.settings import complete, merged, read_config, schema_default, where  # noqa: E402
@@ -338,6 +339,15 @@ def _check_runs():
             + ("" if primary else "; no primary comparison, so no verdict (declare pairs.primary for one)"),
             file=sys.stderr,
         )
+    fallback = config["pairs"]["fallback_variant"]
+    for i, p in enumerate(primary if "A1" in CONTEXT_VARIANTS else []):  # the preregistration plans A1 on...
+        for planned in (planning_side(p[side], "A1", fallback) for side in ("a", "b")):
+            if planned not in [f"{r}:{v}" for r, v in CONDITIONS]:
+                raise config_error(
+                    f"pairs.primary.{i}",
+                    f"{p['a']} vs {p['b']} is planned before paying on {planned}, which this run lacks: "
+                    f"add {fallback} to that model's variants (pairs.fallback_variant names the free stand-in)",
+                )
     return primary, used
 
 
@@ -347,6 +357,15 @@ try:
         _check_before_paying()
 except InputError as e:
     fail(e)
+
+
+def hold_results():
+    """Called as the run starts (`onstart`, never in a dry run): results/ is this run's until it ends."""
+    global RUN_LOCK
+    try:
+        RUN_LOCK = runlock.hold(R, workflow.basedir)  # held while this process lives
+    except InputError as e:
+        fail(e)
 
 
 def chunking_strategies():

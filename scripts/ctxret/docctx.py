@@ -1,11 +1,13 @@
 """One document's context records from a backend: the document once as the system prompt, its
 chunks one after another (later calls read the prompt cache the first wrote). A paid answer is
 stored in the content-addressed store under the sha256 of backend identity, prompt template,
-extra sentence, document and chunk text, and looked up before any call; a free backend (X1) is
-computed afresh, never stored. Questions are never an input here.
+extra sentence, document and chunk text, and looked up before any call; a document is claimed in
+the store while its chunks are asked for, so runs sharing the store pay each answer once. A free
+backend (X1) is computed afresh, never stored. Questions are never an input here.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from .errors import InputError
 from .fileio import read_jsonl, sha256_text, write_jsonl
 from .llm import Backend, ContextFailed, call_with_retries
 from .prompt import Prompt
-from .store import JsonStore, content_key
+from .store import JsonStore, check_writable, claimed, content_key
 
 
 def now() -> str:
@@ -41,6 +43,12 @@ class ContextStore:
 def chunk_key(identity: dict, prompt_sha: str, extra: str, document: str, chunk_text: str) -> str:
     return content_key(backend=identity, template_sha256=prompt_sha, extra_sentence=extra,
                        document_sha256=sha256_text(document), chunk_sha256=sha256_text(chunk_text))
+
+
+def document_key(backend: Backend, prompt: Prompt, extra: str, doc: dict) -> str:
+    """What a document's claim in the store is named by: all its chunk keys share these parts."""
+    return content_key(backend=backend.identity(), template_sha256=prompt.sha256, extra_sentence=extra,
+                       document_sha256=sha256_text(doc["body"]))
 
 
 @dataclass
@@ -93,8 +101,15 @@ def write_document(path: Path, variant: str, doc: dict, chunks: list[dict], back
     """One document's records to `path` (JSON Lines) and its log line, or InputError naming its
     chunks left without a context (nothing written then)."""
     start = time.perf_counter()
-    result = document_contexts(doc, chunks, backend, prompt, params.extra_sentence, store,
-                               int(params.attempts), float(params.backoff_s))
+    # claimed: a run sharing the store waits for this one, then reads these answers instead of paying
+    claim = contextlib.nullcontext() if store is None else claimed(
+        params.store, "ctx", document_key(backend, prompt, params.extra_sentence, doc),
+        lambda: print(f"{variant} {doc['slug']}: waiting for another run asking for its contexts", flush=True))
+    if store is not None:
+        check_writable(store.answers.dir)
+    with claim:
+        result = document_contexts(doc, chunks, backend, prompt, params.extra_sentence, store,
+                                   int(params.attempts), float(params.backoff_s))
     if result.failed:
         raise InputError(f"{variant} {doc['slug']}: no context for chunks {', '.join(result.failed)} "
                          f"after {params.attempts} attempts each (discarded attempts are kept in "

@@ -6,14 +6,19 @@ results/ (configurable), so deleting results/ never repeats a paid call or a vec
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sqlite3
+import sys
+import tempfile
+import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .errors import InputError
 from .fileio import canonical_json, read_json, sha256_text, write_json
 
 LOCK_WAIT_S = 600   # how long a writer waits for another's transaction
@@ -23,6 +28,44 @@ QUERY_KEYS = 500    # keys per lookup query (SQLite's limit on parameters is 327
 def content_key(**parts: Any) -> str:
     """sha256 of the canonical JSON of everything that determines a result."""
     return sha256_text(canonical_json(parts))
+
+
+@contextlib.contextmanager
+def claimed(root: str | os.PathLike, kind: str, key: str, waiting: Callable[[], None] = lambda: None):
+    """Hold the claim on `key` of `kind` while computing what the store lacks of it: another run
+    sharing the store that claims the same key waits (`waiting()` says so once), then finds it in
+    the store. A claim is an exclusive lock on `<root>/claims/<kind>/<key>.lock`; the kernel, or
+    an NFS server's lease, drops it when its process dies, so a killed run leaves no stale claim."""
+    path = Path(root) / "claims" / kind / f"{key}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def check_writable(directory: str | os.PathLike) -> None:
+    """InputError naming `directory` unless a file can be written there: checked before anything
+    is paid or computed, so no answer is ever paid and then lost."""
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".writable-"):
+            pass
+    except OSError as e:
+        raise InputError(f"store {directory} is not writable ({e.strerror}): nothing was paid or computed; "
+                         f"make it writable or set store: to a directory you can write") from None
+
+
+def quarantine(path: Path, root: Path) -> Path:
+    """Move a damaged store file to `<root>/quarantine/<its place in the store>.<time>`."""
+    moved = root / "quarantine" / path.relative_to(root)
+    moved = moved.with_name(f"{moved.name}.{time.strftime('%Y%m%dT%H%M%S')}")
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, moved)
+    return moved
 
 
 class JsonStore:
@@ -36,8 +79,18 @@ class JsonStore:
         return self.dir / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Any | None:
+        """The value, or None: when absent, and when damaged (cut short, empty: what a power cut
+        can leave), the file then moved aside to `<root>/quarantine/` with one line saying so."""
         p = self.path(key)
-        return read_json(p) if p.exists() else None
+        if not p.exists():
+            return None
+        try:
+            return read_json(p)
+        except (InputError, UnicodeDecodeError) as e:
+            moved = quarantine(p, self.dir.parent)
+            again = "paid for again" if self.dir.name == "ctx" else "computed again"
+            print(f"store: {p} is damaged ({e}); moved to {moved}; it is {again}", file=sys.stderr, flush=True)
+            return None
 
     def put(self, key: str, value: Any) -> None:
         write_json(self.path(key), value)
@@ -57,20 +110,28 @@ class PackStore:
     def __init__(self, root: str | os.PathLike, kind: str, namespace: str):
         self.path = Path(root) / kind / f"{namespace}.sqlite"
 
-    def _connect(self) -> sqlite3.Connection:
+    @contextlib.contextmanager
+    def _connect(self):
+        """An open database; a damaged file is one line naming it and what to do."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S)
-        # a rowid table: values of kilobytes stay out of the key index (WITHOUT ROWID would put
-        # them in its pages: twice the size, 3x slower lookups)
-        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-        return db
+        try:
+            with contextlib.closing(sqlite3.connect(self.path, timeout=LOCK_WAIT_S)) as db:
+                # a rowid table: values of kilobytes stay out of the key index (WITHOUT ROWID
+                # would put them in its pages: twice the size, 3x slower lookups)
+                db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+                yield db
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
+                raise
+            raise InputError(f"{self.path}: {e}: this store file is damaged; move it aside (mv {self.path} "
+                             f"{self.path}.damaged) and rerun: what it held is computed again") from None
 
     def get_many(self, wanted: Iterable[str]) -> dict[str, bytes]:
         wanted = list(dict.fromkeys(wanted))
         found: dict[str, bytes] = {}
         if not wanted or not self.path.exists():
             return found
-        with contextlib.closing(self._connect()) as db:
+        with self._connect() as db:
             for i in range(0, len(wanted), QUERY_KEYS):
                 part = wanted[i:i + QUERY_KEYS]
                 found.update(db.execute(f"SELECT key, value FROM entries WHERE key IN "
@@ -80,13 +141,13 @@ class PackStore:
     def put_many(self, values: dict[str, bytes]) -> None:
         if not values:
             return
-        with contextlib.closing(self._connect()) as db, db:
+        with self._connect() as db, db:
             db.executemany("INSERT OR IGNORE INTO entries (key, value) VALUES (?, ?)", values.items())
 
     def count(self) -> int:
         if not self.path.exists():
             return 0
-        with contextlib.closing(self._connect()) as db:
+        with self._connect() as db:
             return db.execute("SELECT count(*) FROM entries").fetchone()[0]
 
 

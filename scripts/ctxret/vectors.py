@@ -14,7 +14,7 @@ import numpy as np
 from .fileio import canonical_json, sha256_text
 from .models import Encoder, Kind, load_encoder, model_identity
 from .precision import resolve
-from .store import VectorStore, content_key, namespace_of
+from .store import VectorStore, check_writable, claimed, content_key, namespace_of
 
 
 class Progress:
@@ -53,18 +53,34 @@ def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, t
     found = store.load(keys)
     misses = list({k: t for k, t in zip(keys, texts) if k not in found}.items())
     if misses:
-        encoder = load_encoder(settings, threads, offline, store_root)
-        counts = encoder.token_counts([t for _, t in misses], kind)
-        misses = [kt for _, kt in sorted(zip(counts, misses), key=lambda c: (c[0], len(c[1][1])))]
-        progress = Progress(len(misses))
-        for i in range(0, len(misses), flush_every):
-            part = misses[i:i + flush_every]
-            vecs = compute(encoder, [t for _, t in part], kind, int(settings["batch_size"]), progress)
-            store.save([k for k, _ in part], vecs)
-            found.update(zip((k for k, _ in part), vecs))
+        check_writable(store.path.parent)
+        with claimed(store_root, "emb", content_key(keys=sorted(k for k, _ in misses)), waiting(len(misses))):
+            found.update(store.load([k for k, _ in misses]))       # what a run sharing the store made meanwhile
+            misses = [(k, t) for k, t in misses if k not in found]
+            if misses:
+                compute_missing(misses, found, store, settings, kind, store_root, threads, flush_every, offline)
     if not texts:
         return np.zeros((0, 0), np.float32), 0, ident
     return np.stack([found[k] for k in keys]).astype(np.float32), len(misses), ident
+
+
+def waiting(n: int):
+    return lambda: print(f"  waiting for another run that is computing the same {n} vectors", file=sys.stderr,
+                         flush=True)
+
+
+def compute_missing(misses: list[tuple[str, str]], found: dict, store: VectorStore, settings: dict, kind: Kind,
+                    store_root: str, threads: int, flush_every: int, offline: bool) -> None:
+    """Embed `misses` ((key, text) pairs) fewest tokens first, into the store `flush_every` at a time."""
+    encoder = load_encoder(settings, threads, offline, store_root)
+    counts = encoder.token_counts([t for _, t in misses], kind)
+    misses = [kt for _, kt in sorted(zip(counts, misses), key=lambda c: (c[0], len(c[1][1])))]
+    progress = Progress(len(misses))
+    for i in range(0, len(misses), flush_every):
+        part = misses[i:i + flush_every]
+        vecs = compute(encoder, [t for _, t in part], kind, int(settings["batch_size"]), progress)
+        store.save([k for k, _ in part], vecs)
+        found.update(zip((k for k, _ in part), vecs))
 
 
 def sidecar(settings: dict, ident: dict, ids: list[str], texts: list[str], matrix: np.ndarray) -> dict:

@@ -1,0 +1,59 @@
+"""What a power cut or a full disk can leave in the store: a paid answer cut short or empty is moved
+aside and asked again with a line saying so; a damaged vector database is named with what to do."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from conftest import backend_for
+from ctxret.docctx import ContextStore, write_document
+from ctxret.errors import InputError
+from ctxret.prompt import read_prompt
+from ctxret.store import VectorStore
+from workflow import ROOT
+
+
+@pytest.mark.parametrize("damage", [b"", b'{"context": "\xec\x9d\xb4 \xec\xb2'])   # empty; cut mid-character
+def test_a_damaged_answer_is_moved_aside_and_named_as_paid_again(tmp_path, capsys, damage):
+    answers = ContextStore(str(tmp_path)).answers
+    answers.put("ab12", {"context": "이 청크는 …"})
+    answers.path("ab12").write_bytes(damage)
+    assert answers.get("ab12") is None
+    [moved] = (tmp_path / "quarantine" / "ctx" / "ab").iterdir()
+    assert moved.name.startswith("ab12.json.") and moved.read_bytes() == damage
+    assert not answers.path("ab12").exists()
+    err = capsys.readouterr().err
+    assert err.startswith(f"store: {answers.path('ab12')} is damaged (") and err.endswith(
+        f"moved to {moved}; it is paid for again\n")
+    answers.put("ab12", {"context": "다시"})                     # asked again, stored again
+    assert answers.get("ab12") == {"context": "다시"}
+
+
+def test_a_halved_vector_database_is_named_with_what_to_do(tmp_path):
+    store = VectorStore(tmp_path, "emb", "e5")
+    keys = [f"k{i:05d}" for i in range(3000)]
+    store.save(keys, np.random.default_rng(0).standard_normal((3000, 384)).astype(np.float32))
+    size = store.path.stat().st_size
+    with open(store.path, "r+b") as f:
+        f.truncate(size // 2)
+    with pytest.raises(InputError) as e:
+        store.load(keys)
+    assert str(e.value).startswith(f"{store.path}: ") and "is damaged; move it aside" in str(e.value)
+    assert f"mv {store.path} {store.path}.damaged" in str(e.value)
+
+
+def test_a_store_that_cannot_be_written_stops_the_job_before_anything_is_paid(tmp_path, fake_claude):
+    """(Tests run as root, for whom no directory is read-only: the store's ctx/ is a file here.)"""
+    llm, calls = fake_claude
+    store = ContextStore(str(tmp_path / "store"))
+    store.answers.dir.parent.mkdir()
+    store.answers.dir.write_text("not a directory", encoding="utf-8")
+    doc = {"slug": "d", "title": "제목", "body": "## 절\n\n본문 문단이다."}
+    chunk = {"chunk_id": "00001", "slug": "d", "title": "제목", "section": "절", "text": "본문 문단이다."}
+    params = SimpleNamespace(extra_sentence="", attempts=1, backoff_s=0, store=str(tmp_path / "store"))
+    with pytest.raises(InputError, match=f"store {store.answers.dir} is not writable .*nothing was paid"):
+        write_document(tmp_path / "out.jsonl", "A1", doc, [chunk], backend_for(llm),
+                       read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
+    assert calls() == [] and not (tmp_path / "out.jsonl").exists()
