@@ -16,6 +16,9 @@ rule plan:
         f"{R}/logs/plan.log",
     conda:
         "../envs/data.yaml"
+    resources:
+        # the A1 documents in flight, recorded without being a rerun trigger (a param would be)
+        llm_workers_planned=llm_workers(),
     params:
         plan={
             "primary": PRIMARY,
@@ -39,9 +42,6 @@ rule plan:
             "corpus": CORPUS,
             "corpus_files": corpus_files(CORPUS),
         },
-    resources:
-        # the A1 documents in flight, recorded without being a rerun trigger (a param would be)
-        llm_workers_planned=llm_workers(),
     script:
         "../scripts/plan.py"
 
