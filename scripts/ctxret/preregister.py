@@ -13,7 +13,6 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from .fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
-from .errors import InputError
 from .outcomes import Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT
 from .planning import committed_rule, duration_hours, plan_power, planning_side, question_hashes
@@ -48,15 +47,16 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     out = []
     for p in plan["primary"]:
         a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        qids = groups[p["group"]]
         missing = [c for c in (a, b) if c not in runs]
-        if missing:
-            raise InputError(f"preregister: primary {p['a']} vs {p['b']} is planned on {a} vs {b}, and this run "
-                             f"has no {missing[0]} (pairs.fallback_variant, contexts.free)")
+        if missing:                      # said in the preregistration; the run goes on
+            out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "N": len(qids),
+                        "planning": None, "missing": missing[0]})
+            continue
         for c in (a, b):
             if (c, p["k"]) not in hits:
                 cut = Cutoffs((p["k"],), plan["mrr_k"], plan["doc_k"])
                 hits[c, p["k"]] = question_outcomes(read_run(runs[c], chunks), gold, slug_of, cut)
-        qids = groups[p["group"]]
         hit_a, hit_b = ([hits[c, p["k"]][q][f"hit@{p['k']}"] for q in qids] for c in (a, b))
         counts = paired_counts(hit_a, hit_b)
         out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "planning": {"a": a, "b": b},
@@ -97,4 +97,5 @@ def run(input, output, params, **_) -> None:
     write_json(output.json, prereg)
     write_text(output.md, preregistration_markdown(prereg, t))
     for p in prereg["primaries"]:
-        print(f"{p['a']} vs {p['b']}: {plan_sentence(p, t)}")
+        said = t["plan_missing"].format(c=p["missing"]) if p["planning"] is None else plan_sentence(p, t)
+        print(f"{p['a']} vs {p['b']}: {said}")

@@ -194,10 +194,13 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
               f"## {t['prereg_cost_title']}", "", *(f"- {x}" for x in cost_lines(prereg, t)), "",
               f"## {t['prereg_power_title']}"]
     for i, p in enumerate(prereg["primaries"], 1):
-        pa, pb = p["planning"]["a"], p["planning"]["b"]
         lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
-                      f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", "",
-                  f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",
+                      f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", ""]
+        if p["planning"] is None:
+            lines.append(f"**{t['plan_missing'].format(c=p['missing'])}**")
+            continue
+        pa, pb = p["planning"]["a"], p["planning"]["b"]
+        lines += [f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",
                   f"- {t['plan_observed'].format(a=pa, b=pb, diff=p['observed_diff'])}",
                   f"- {t['plan_floor']}", "",
                   markdown_table(*plan_rows(p, t)), "", f"**{plan_sentence(p, t)}**"]

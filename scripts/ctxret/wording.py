@@ -84,6 +84,8 @@ WORDING = {
         "plan_pair": "planning pair (the nearest free conditions): {a} vs {b}, discordant on {d} of {n} "
                      "questions (discordance {psi:.3f})",
         "plan_observed": "failure-rate difference of the planning pair ({b} - {a}): {diff:+.3f}",
+        "plan_missing": "No power estimate: its planning pair needs {c}, which this run does not compute "
+                        "(add pairs.fallback_variant to that model's variants; X1 also needs contexts.free)",
         "plan_mdd": "With {n} questions this comparison can only see a difference of {mdd:.3f} or more "
                     "(power {power:.0%})",
         "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
@@ -184,6 +186,8 @@ WORDING = {
         "plan_pair": "계획 쌍 (가장 가까운 무료 조건): {a} vs {b}, {n}문항 중 {d}문항 불일치 "
                      "(불일치율 {psi:.3f})",
         "plan_observed": "계획 쌍의 실패율 차이 ({b} - {a}): {diff:+.3f}",
+        "plan_missing": "검정력 추정 없음: 계획 쌍에 필요한 {c}를 이 실행이 계산하지 않는다 "
+                        "(그 모델의 variants에 pairs.fallback_variant를 더하라; X1은 contexts.free도 필요하다)",
         "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
         "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
         "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",
