@@ -36,8 +36,9 @@ preregister: setup
 resume: setup
 	$(BIN)/python -m ctxret.resume --cores $(CORES)
 
-# the test files spread over up to 4 processes (a file's tests stay together: they share fixtures)
-TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadfile
+# the tests spread over up to 4 processes; a module whose fixtures its tests share (an
+# xdist_group mark) stays on one
+TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadgroup
 
 test: setup
 	$(BIN)/snakefmt --check Snakefile rules
