@@ -36,9 +36,8 @@ preregister: setup
 resume: setup
 	$(BIN)/python -m ctxret.resume --cores $(CORES)
 
-# the tests spread over up to 4 processes; a module whose fixtures its tests share (an
-# xdist_group mark) stays on one
-TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadgroup
+# the test files spread over up to 4 processes (a file's tests stay together: they share fixtures)
+TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadfile
 
 test: setup
 	$(BIN)/snakefmt --check Snakefile rules

@@ -51,9 +51,6 @@ def test_the_simple_tokenizer_keeps_identifiers_whole_and_words_clean():
 BUILD = """
 import json, sys
 from ctxret.bm25 import KiwiTokenizer, build_index
-
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_bm25")
 texts = json.loads(sys.argv[1])
 _, vocab, _ = build_index(KiwiTokenizer(json.loads(sys.argv[2]), True).many(texts), 1.5, 0.75)
 print(json.dumps(vocab))

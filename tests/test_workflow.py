@@ -8,9 +8,6 @@ import pytest
 from conftest import FAKE_CLAUDE
 from workflow import claude_calls, claude_env, mini_config, snakemake
 
-# its fixtures are shared by the module: `make test` keeps its tests on one worker
-pytestmark = pytest.mark.xdist_group("test_workflow")
-
 
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
