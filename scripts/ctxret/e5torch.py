@@ -268,9 +268,13 @@ def write_int8_dir(fp32_dir: Path, out: Path) -> None:
         torch.onnx.export(HiddenState(), (ids, ids), str(exported), input_names=["input_ids", "attention_mask"],
                           output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=ONNX_OPSET,
                           dynamo=False)
-    logging.getLogger().setLevel(logging.ERROR)  # quantize_dynamic's advice to pre-process, logged as a warning
-    quantize_dynamic(str(exported), str(out / ONNX_MODEL), per_channel=True, weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul"])
+    root, level = logging.getLogger(), logging.getLogger().level
+    root.setLevel(logging.ERROR)  # quantize_dynamic's advice to pre-process, logged as a warning
+    try:
+        quantize_dynamic(str(exported), str(out / ONNX_MODEL), per_channel=True, weight_type=QuantType.QInt8,
+                         op_types_to_quantize=["MatMul"])
+    finally:
+        root.setLevel(level)
     exported.unlink()
     write_provenance(fp32_dir, out, f"{ONNX_MODEL}: {fp32_dir.name}/{WEIGHTS} exported by torch.onnx.export "
                                     f"(opset {ONNX_OPSET}), every MatMul weight quantised to int8 per output "

@@ -11,7 +11,6 @@ wait for one probe instead of timing each other.
 """
 from __future__ import annotations
 
-import fcntl
 import time
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from .fileio import canonical_json, sha256_text
 from . import machine
 from .models import load_encoder, model_identity
-from .store import JsonStore
+from .store import JsonStore, claimed
 
 MARGIN = 0.9            # a precision must take at most 90 % of fp32's time
 MIN_COSINE = 0.995      # and give every probe text a vector this close to fp32's
@@ -40,9 +39,7 @@ def resolve(settings: dict, texts: list[str], store_root: str, threads: int, off
              "model": model_identity(fixed), "batch_size": int(settings["batch_size"])}
     key = sha256_text(canonical_json(where))
     cache = JsonStore(store_root, "precision")
-    cache.path(key).parent.mkdir(parents=True, exist_ok=True)
-    with open(cache.path(key).with_suffix(".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with claimed(store_root, "precision", key):
         found = cache.get(key)
         if found is None:
             seconds, cosine = probe(fixed, candidates, texts, store_root, threads, offline)
