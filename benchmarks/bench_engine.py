@@ -68,14 +68,16 @@ def main() -> None:
         print(f"{load_line()}; {args.points:,} points x {DIMS} dims, {QUESTIONS} questions, top {K}")
         seconds = build(work / "exact", vectors, None)
         print(f"  exact collection: built in {seconds:.1f} s ({args.points / seconds:,.0f} points/s)")
-        _, exact_ms = timed_search(work / "exact", queries, exact=True)
+        exact, exact_ms = timed_search(work / "exact", queries, exact=True)
         print(f"  exact search: {exact_ms:.1f} ms per question (batched)")
         target(f"exact dense search over {args.points:,} points (2 threads, batched)", f"{exact_ms:.1f} ms/question",
                f"<= {EXACT_MS:g} ms", exact_ms <= EXACT_MS)
         subset = vectors[:args.hnsw_points]
+        if len(subset) < len(vectors):
+            shutil.rmtree(work / "exact")
+            build(work / "exact", subset, None)
+        exact, exact_ms = timed_search(work / "exact", queries, exact=True)
         shutil.rmtree(work / "exact")
-        seconds = build(work / "plain", subset, None)
-        exact, exact_ms = timed_search(work / "plain", queries, exact=True)
         seconds = build(work / "hnsw", subset, HNSW)
         print(f"  HNSW over {len(subset):,} points {vars(HNSW)}: built in {seconds:.1f} s")
         approx, hnsw_ms = timed_search(work / "hnsw", queries, exact=False)

@@ -270,7 +270,8 @@ def stand_in_model(work: Path) -> dict:
     from tiny_model import build_tiny_xlmr
     path = build_tiny_xlmr(work / "tiny-xlmr")
     return {"tiny": {"backend": "sentence-transformers", "model": str(path), "max_length": 128,
-                     "normalize": True, "batch_size": 64, "variants": ["T1"], "threads": 2}}
+                     "normalize": True, "batch_size": 64, "variants": ["T1"], "threads": 2,
+                     "query_prefix": "", "passage_prefix": ""}}
 
 
 # ---------------------------------------------------------------- measuring one scale

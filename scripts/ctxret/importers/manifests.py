@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..chunktext import blocks
 from ..documents import check_slug, document
 from ..errors import InputError
 from ..fileio import read_json, read_text
@@ -17,7 +16,14 @@ def manifest_paths(directory: str | Path) -> list[Path]:
     return found
 
 
-def read_manifest(path: Path) -> dict:
+def only_headings(body: str) -> bool:
+    """Every non-blank line a `## ` heading (what `blocks` would make all headings), without
+    splitting the body into blocks."""
+    return all(line.startswith("## ") or not line.strip() for line in body.splitlines())
+
+
+def read_manifest(path: Path, folder: Path | None = None) -> dict:
+    """One document; `folder` is the manifest's folder resolved (given once for a whole corpus)."""
     meta = read_json(path)
     if not isinstance(meta, dict):
         raise InputError(f"{path}:1: a manifest is a JSON object")
@@ -29,7 +35,7 @@ def read_manifest(path: Path) -> dict:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"{path}: field 'tags' must be a list of strings")
     body_path = (path.parent / meta["body"]).resolve()
-    if path.parent.resolve() not in body_path.parents:
+    if (folder or path.parent.resolve()) not in body_path.parents:
         raise InputError(f"{path}: body {meta['body']!r} lies outside {path.parent}")
     if not body_path.exists():
         raise InputError(f"{path}: body file {meta['body']} not found")
@@ -38,15 +44,16 @@ def read_manifest(path: Path) -> dict:
     body = read_text(body_path).replace("\r\n", "\n").strip()
     if not body:
         raise InputError(f"{body_path}: the document is empty")
-    if all(b.heading is not None for b in blocks(body)):
+    if only_headings(body):
         raise InputError(f"{body_path}: the document has only `## ` headings, no text")
     return document(slug, meta["title"].strip(), body, tags=tags)
 
 
 def read_articles(manifests: list[Path]) -> list[dict]:
-    docs, seen = [], {}
+    docs, seen, folders = [], {}, {}
     for path in map(Path, manifests):
-        doc = read_manifest(path)
+        folder = folders.setdefault(path.parent, path.parent.resolve())
+        doc = read_manifest(path, folder)
         if doc["slug"] in seen:
             raise InputError(f"{path}: duplicate slug {doc['slug']!r} (also in {seen[doc['slug']]})")
         seen[doc["slug"]] = path
