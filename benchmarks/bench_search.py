@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench_scale import build_inputs, planned_jobs, snakemake
-from ctxret.vectors import sidecar
+from ctxret.vectors import TextsDigest, sidecar
 from ctxret.fileio import read_jsonl, write_json, write_npy
 from targets import load_line, target
 
@@ -51,7 +51,8 @@ def stand_in_embeddings(jobs, rng: np.random.Generator) -> int:
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         write_npy(npy, vectors)
         write_json(npy[:-4] + ".json", sidecar({"model": f"stand-in-{model}", "backend": "stand-in"},
-                                               {"stand_in": True}, ids, texts, vectors))
+                                               {"stand_in": True}, ids, TextsDigest(texts).hexdigest(),
+                                               vectors.shape[1]))
         written += 1
     return written
 

@@ -222,7 +222,7 @@ def _check_before_paying():
 
 try:
     _check_references()
-    KEPT_SIZES = prep.kept_sizes(CORPUS)
+    KEPT_SIZES = prep.kept_sizes(CORPUS, STORE)
     KEPT_SLUGS = list(KEPT_SIZES)
     EMBED_SHARDS = embed.plan_shards(KEPT_SIZES, CHUNKING["max_chars"], config["embed"]["shard_texts"])
     QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]

@@ -4,7 +4,8 @@ Needs root and apt-get (CI has both): tests/slurm/cluster.sh installs and starts
 accounting on this machine; skipped otherwise (or with CTXRET_SKIP_SLURM=1). One A1 job is
 cancelled with scancel while it waits for its second LLM answer: the run fails naming the logs,
 the rerun resumes (finished jobs and the finished chunk are not repeated), and its outputs match a
-local run of the same config, started at the same time.
+local run of the same config, started at the same time. Each document is its own embedding shard
+(`embed.shard_texts: 1`): a variant's two shard jobs run at once, on one CPU each.
 """
 import hashlib
 import json
@@ -119,8 +120,8 @@ def local_jobs(proc):
     return re.findall(r"^localrule (\w+):", proc.stdout + proc.stderr, re.M)
 
 
-def sacct(ids):
-    out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "JobID,JobName,State", "-j", ",".join(ids)],
+def sacct(ids, fields="JobID,JobName,State"):
+    out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", fields, "-j", ",".join(ids)],
                          capture_output=True, text=True, check=True).stdout
     return [line.split("|") for line in out.splitlines() if line]
 
@@ -152,6 +153,7 @@ def runs(request, tmp_path_factory):
     config = mini_config(tmp, variants=["T1"], contexts={"free": False, "llm": llm})
     settings = yaml.safe_load(config.read_text(encoding="utf-8"))
     settings["models"]["e5"]["variants"] = ["T1", "A1"]
+    settings["embed"] = {"shard_texts": 1}
     config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
     env = {"FAKE_CLAUDE_LOG": str(tmp / "claude-calls.jsonl"), "FAKE_CLAUDE_STATE": str(tmp / "claude-state"),
            "CTXRET_SLURM_LOGS": str(tmp / "slurm-logs")}
@@ -266,3 +268,20 @@ def test_outputs_equal_a_local_run(runs):
     print(f"same sha256 on SLURM and locally: {' '.join(sorted(on_slurm))}")
     assert len(on_slurm) >= 10 and "score.json" in on_slurm and "pairs.json" in on_slurm, sorted(on_slurm)
     assert on_slurm == local
+
+
+def test_shard_jobs_ran_at_once_with_a_local_runs_vectors(runs):
+    """A variant's embedding shards are separate SLURM jobs that the 2-CPU node runs together,
+    and the vectors they make are bit for bit those of the local run."""
+    tmp, first, second = runs[:3]
+    rows = sacct(external_ids(first) + external_ids(second), "JobID,JobName,State,Start,End")
+    shards = [(start, end) for _, name, state, start, end in rows
+              if name.startswith("smk-embed_shard-") and state == "COMPLETED"]
+    print("embed_shard jobs (start, end):", shards)
+    assert len(shards) == 4, rows          # T1 and A1, one shard per document
+    together = [(a, b) for i, a in enumerate(shards) for b in shards[i + 1:] if a[0] < b[1] and b[0] < a[1]]
+    assert together, shards
+    vectors = sorted(p.name for p in (tmp / "results" / "emb").glob("*.npy"))
+    assert vectors == ["A1-e5.npy", "T1-e5.npy", "q-e5.npy"], vectors
+    for name in vectors:
+        assert (tmp / "results" / "emb" / name).read_bytes() == (tmp / "local" / "results" / "emb" / name).read_bytes()

@@ -4,18 +4,22 @@ A variant's chunks are embedded in shards, each one job: a shard is a fixed grou
 (`plan_shards`), and it embeds, into the content-addressed store, the distinct texts whose first
 occurrence in the variant is in one of its documents, so concurrent shards never compute the
 same text. `run_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
-of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256); what
-a shard did not store (none, after a full run) it computes itself.
+of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256), a block
+of rows at a time into the file, so that no job holds a variant's whole matrix; what a shard did
+not store (none, after a full run) it computes itself.
 """
 from __future__ import annotations
 
 import hashlib
+from itertools import islice
 
 import numpy as np
 
-from .fileio import canonical_json, iter_jsonl, read_json, read_jsonl, sha256_text, write_json, write_npy
+from .fileio import atomic_path, iter_jsonl, read_json, read_jsonl, write_json, write_npy
 from .models import Kind
-from .vectors import embed_texts, sidecar
+from .vectors import TextsDigest, embed_texts, sidecar
+
+ASSEMBLY_ROWS = 8192  # rows looked up in the store and written at a time
 
 
 def plan_shards(sizes: dict[str, int], chars_per_text: int, shard_texts: int) -> list[list[str]]:
@@ -52,7 +56,7 @@ def run_shard(input, output, params, threads=1, **_) -> None:
                                      int(params.flush_every), bool(params.offline))
     write_json(output.meta, {"variant": params.variant, "model": params.model_name, "shard": params.shard,
                              "documents": len(params.slugs), "texts": len(texts), "computed": computed,
-                             "texts_sha256": sha256_text(canonical_json(texts)), "identity": ident})
+                             "texts_sha256": TextsDigest(texts).hexdigest(), "identity": ident})
     print(f"{params.variant} {params.model_name} shard {params.shard}: documents {len(params.slugs)}, "
           f"texts {len(texts)}, computed {computed}, from store {len(texts) - computed}")
 
@@ -61,17 +65,44 @@ def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list
     matrix, computed, ident = embed_texts(texts, kind, dict(params.model), params.store, threads,
                                           int(params.flush_every), bool(params.offline))
     write_npy(output.npy, matrix)
-    write_json(output.meta, sidecar(params.model, ident, ids, texts, matrix))
+    write_json(output.meta, sidecar(params.model, ident, ids, TextsDigest(texts).hexdigest(), matrix.shape[1]))
     return matrix, computed, ident.get("precision", "fp32")
 
 
+def blocks_of(rows, size: int):
+    while block := list(islice(rows, size)):
+        yield block
+
+
 def run_chunks(input, output, params, threads=1, **_) -> None:
-    rows = read_jsonl(input.variant)
-    matrix, computed, precision = _embed(output, params, threads, "passage", [r["chunk_id"] for r in rows],
-                                         [r["text"] for r in rows])
+    count = sum(1 for _ in iter_jsonl(input.variant))
+    ids, digest, distinct, computed = [], TextsDigest(), set(), 0
+    with atomic_path(output.npy) as tmp:
+        matrix = None
+        rows = (r for _, r in iter_jsonl(input.variant))
+        for block in blocks_of(rows, ASSEMBLY_ROWS) if count else [[]]:
+            texts = [r["text"] for r in block]
+            vectors, now, ident = embed_texts(texts, "passage", dict(params.model), params.store, threads,
+                                              int(params.flush_every), bool(params.offline))
+            if matrix is None and count:
+                matrix = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(count, vectors.shape[1]))
+            if count:
+                matrix[len(ids):len(ids) + len(block)] = vectors
+            ids += [r["chunk_id"] for r in block]
+            digest.update(texts)
+            distinct.update(hashlib.blake2b(t.encode(), digest_size=16).digest() for t in texts)
+            computed += now
+        dims = vectors.shape[1]
+        if matrix is None:
+            with open(tmp, "wb") as f:
+                np.save(f, vectors)
+        else:
+            matrix.flush()
+            del matrix
+    write_json(output.meta, sidecar(params.model, ident, ids, digest.hexdigest(), dims))
     computed += sum(read_json(s)["computed"] for s in input.shards)
-    print(f"{params.variant} {params.model_name}: chunks {len(rows)}, computed {computed}, "
-          f"from store {len({r['text'] for r in rows}) - computed}, dims {matrix.shape[1]}, {precision}, "
+    print(f"{params.variant} {params.model_name}: chunks {count}, computed {computed}, "
+          f"from store {len(distinct) - computed}, dims {dims}, {ident.get('precision', 'fp32')}, "
           f"shards {len(input.shards)}")
 
 

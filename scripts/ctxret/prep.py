@@ -7,13 +7,15 @@ that appears later is named (and left out) until its slug is added to the list.
 """
 from __future__ import annotations
 
+import os
 import statistics
 from pathlib import Path
 
 from .documents import check_slug, excluded, select
 from .errors import InputError
 from .fileio import read_text, sha256_file, write_jsonl, write_text
-from .importers import read_corpus
+from .importers import corpus_files, read_corpus
+from .store import JsonStore, content_key
 
 
 def read_slugs(path: Path) -> list[str]:
@@ -48,10 +50,30 @@ def kept(docs: list[dict], corpus: dict) -> list[dict]:
     return out
 
 
-def kept_sizes(corpus: dict) -> dict[str, int]:
+def kept_sizes(corpus: dict, store: str) -> dict[str, int]:
     """What prep keeps (slug -> characters), for the workflow when it is parsed: it reads (and so
-    checks) the corpus."""
-    return {d["slug"]: d["chars"] for d in kept(read_corpus(corpus), corpus)}
+    checks) the corpus once, then remembers the answer in the store under the corpus files'
+    names, sizes and times, so that every job (which parses the workflow again), rerun and dry
+    run of an unchanged corpus of thousands of files skips the reading."""
+    files = [*corpus_files(corpus), *([str(frozen_path(corpus))] if frozen_path(corpus) else [])]
+    stats = [[f, st.st_size, st.st_mtime_ns] for f in files if (st := _stat(f))]
+    cache, key = JsonStore(store, "corpus-sizes"), content_key(corpus=corpus, files=stats)
+    found = cache.get(key)
+    if found is not None:
+        return dict(found)
+    sizes = {d["slug"]: d["chars"] for d in kept(read_corpus(corpus), corpus)}
+    try:
+        cache.put(key, list(sizes.items()))
+    except OSError:
+        pass  # only a cache: the next parse reads the corpus again
+    return sizes
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> list[str]:

@@ -6,12 +6,13 @@ stopped when rerun with the same command, and a finished text is never embedded 
 """
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 
 import numpy as np
 
-from .fileio import canonical_json, sha256_text
+from .fileio import canonical_json
 from .models import Encoder, Kind, load_encoder, model_identity
 from .precision import resolve
 from .store import VectorStore, check_writable, claimed, content_key, namespace_of
@@ -83,8 +84,26 @@ def compute_missing(misses: list[tuple[str, str]], found: dict, store: VectorSto
         found.update(zip((k for k, _ in part), vecs))
 
 
-def sidecar(settings: dict, ident: dict, ids: list[str], texts: list[str], matrix: np.ndarray) -> dict:
+class TextsDigest:
+    """sha256 of the texts' canonical JSON list (`sha256_text(canonical_json(texts))`), fed a
+    block of texts at a time."""
+
+    def __init__(self, texts: list[str] = ()):
+        self._hash, self._first = hashlib.sha256(b"["), True
+        self.update(texts)
+
+    def update(self, texts: list[str]) -> None:
+        for text in texts:
+            self._hash.update(("" if self._first else ",").encode() + canonical_json(text).encode("utf-8"))
+            self._first = False
+
+    def hexdigest(self) -> str:
+        final = self._hash.copy()
+        final.update(b"]")
+        return final.hexdigest()
+
+
+def sidecar(settings: dict, ident: dict, ids: list[str], texts_sha256: str, dims: int) -> dict:
     return {"model": settings["model"], "backend": settings["backend"],
-            "revision": settings.get("revision") or None, "dims": int(matrix.shape[1]),
-            "count": len(ids), "ids": ids, "texts_sha256": sha256_text(canonical_json(texts)),
-            "identity": ident}
+            "revision": settings.get("revision") or None, "dims": int(dims),
+            "count": len(ids), "ids": ids, "texts_sha256": texts_sha256, "identity": ident}
