@@ -53,8 +53,8 @@ def distance_for(vectors: np.ndarray) -> str:
 class EdgeEngine:
     """Qdrant's segment engine in-process, on one shard directory."""
 
-    def __init__(self, path: str):
-        self.path = path
+    def __init__(self, path: str, chunk_ids: list[str] | None = None):
+        self.path, self.chunk_ids = path, chunk_ids
         self.shard = None
 
     def create(self, dense: dict[str, tuple[int, str]], hnsw: Hnsw | None) -> None:
@@ -94,9 +94,8 @@ class EdgeEngine:
         params = SearchParams(exact=exact, hnsw_ef=None if exact else ef)
         requests = [QueryRequest(limit=limit, query=Query.Nearest(SparseVector(*q) if using == "bm25" else q,
                                                                   using=using),
-                                 with_payload=True, params=params) for q in queries]
-        return [[(p.payload["chunk_id"], float(p.score)) for p in points]
-                for points in self.shard.query_batch(QueryBatchRequest(requests))]
+                                 with_payload=self.chunk_ids is None, params=params) for q in queries]
+        return [hits(points, self.chunk_ids) for points in self.shard.query_batch(QueryBatchRequest(requests))]
 
     def close(self) -> None:
         if self.shard is not None:
@@ -107,8 +106,8 @@ class EdgeEngine:
 class ServerEngine:
     """qdrant-client against a Qdrant server, one collection by name."""
 
-    def __init__(self, client, name: str):
-        self.client, self.name = client, name
+    def __init__(self, client, name: str, chunk_ids: list[str] | None = None):
+        self.client, self.name, self.chunk_ids = client, name, chunk_ids
 
     def create(self, dense: dict[str, tuple[int, str]], hnsw: Hnsw | None) -> None:
         from qdrant_client import models
@@ -144,26 +143,34 @@ class ServerEngine:
         params = models.SearchParams(exact=exact, hnsw_ef=None if exact else ef)
         requests = [models.QueryRequest(
             query=models.SparseVector(indices=q[0], values=q[1]) if using == "bm25" else np.asarray(q).tolist(),
-            using=using, limit=limit, with_payload=True, params=params) for q in queries]
-        return [[(p.payload["chunk_id"], float(p.score)) for p in res.points]
-                for res in self.client.query_batch_points(self.name, requests)]
+            using=using, limit=limit, with_payload=self.chunk_ids is None, params=params) for q in queries]
+        return [hits(res.points, self.chunk_ids) for res in self.client.query_batch_points(self.name, requests)]
 
     def close(self) -> None:
         pass
 
 
+def hits(points, chunk_ids: list[str] | None) -> list[Hit]:
+    """The engine's points as (chunk_id, score): by point id (= row) when the rows' chunk ids are
+    known, which spares the engine reading every hit's payload, else from the payload."""
+    if chunk_ids is None:
+        return [(p.payload["chunk_id"], float(p.score)) for p in points]
+    return [(chunk_ids[p.id], float(p.score)) for p in points]
+
+
 @contextlib.contextmanager
 def open_engine(path: str | None = None, url: str | None = None, api_key_env: str | None = None,
-                name: str = "") -> Iterator[EdgeEngine | ServerEngine]:
-    """The engine holding collection `name` (server) or the shard at `path` (embedded), opened."""
+                name: str = "", chunk_ids: list[str] | None = None) -> Iterator[EdgeEngine | ServerEngine]:
+    """The engine holding collection `name` (server) or the shard at `path` (embedded), opened;
+    `chunk_ids`: the collection's rows' chunk ids, which its hits are named by."""
     if url:
         with server_client(url, api_key_env) as client:
-            engine = ServerEngine(client, name)
+            engine = ServerEngine(client, name, chunk_ids)
             engine.open()
             yield engine
         return
     with private_copy(path) as copy:
-        engine = EdgeEngine(copy)
+        engine = EdgeEngine(copy, chunk_ids)
         engine.open()
         try:
             yield engine

@@ -129,10 +129,11 @@ def run_dense(input, output, params, **_) -> None:
     manifest = read_json(input.manifest)
     hnsw, k = manifest.get("hnsw"), int(params.k)
     queries = [np.asarray(v, dtype=np.float32) for v in vectors]
-    rescore = dense_scorer(np.load(input.emb, mmap_mode="r"), read_json(input.emb_meta)["ids"],
+    chunk_ids = read_json(input.emb_meta)["ids"]
+    rescore = dense_scorer(np.load(input.emb, mmap_mode="r"), chunk_ids,
                            manifest["dense"][params.model]["distance"] == "Cosine")
     with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
-                     name=manifest["collection"]) as engine:
+                     name=manifest["collection"], chunk_ids=chunk_ids) as engine:
         ranked = top_k_all(engine, params.model, queries, k, exact=not hnsw, ef=hnsw and hnsw["ef"], rescore=rescore)
         if hnsw:
             sample = sorted(set(np.linspace(0, len(queries) - 1, min(len(queries), int(params.recall_sample)),
@@ -156,7 +157,7 @@ def run_bm25(input, output, params, **_) -> None:
     queries = [query_vector(tokens, index["vocab"]) for tokens in tokenizer.many([q["question"] for q in questions])]
     known = [i for i, (ids, _) in enumerate(queries) if ids]
     with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
-                     name=manifest["collection"]) as engine:
+                     name=manifest["collection"], chunk_ids=index["chunk_ids"]) as engine:
         ranked = top_k_all(engine, "bm25", [queries[i] for i in known], int(params.k),
                            rescore=bm25_scorer(matrix, index["chunk_ids"]))
     results = {q["id"]: [] for q in questions}
