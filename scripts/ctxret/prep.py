@@ -24,6 +24,9 @@ def read_slugs(path: Path) -> list[str]:
             if slug in slugs:
                 raise InputError(f"{path}:{lineno}: slug {slug!r} repeated (first at line {slugs[slug]})")
             slugs[slug] = lineno
+    if not slugs:
+        raise InputError(f"{path}: the frozen slug list is empty; list the slugs to keep, one a line, "
+                         f"or delete the file to freeze the selection again")
     return list(slugs)
 
 
