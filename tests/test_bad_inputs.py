@@ -497,3 +497,28 @@ def test_every_importer_names_the_line_of_an_undecodable_byte(tmp_path, fmt, sou
     with pytest.raises(InputError) as e:
         read_set("Q", {**question_set, "sample": 0, "seed": 42}, corpus) if question_set else read_corpus(corpus)
     assert str(e.value) == f"{path}:{lineno}: not UTF-8 text (byte 0xe9); save the file as UTF-8"
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--configfile=missing.yaml"], "missing.yaml"),
+    (["--configfile", "{ok}", "estimate"], "estimate"),       # the space form reads the target as a file
+    (["--configfile={ok}", "estimate"], None),
+    (["estimate", "--configfile", "{ok}"], None),
+    (["--configfile", "{ok}", "--cores", "1"], None),
+])
+def test_resume_names_a_configfile_that_snakemake_would_stop_on_with_a_traceback(tmp_path, args, named):
+    """Snakemake 9 reads --configfile in its own CLI, before the workflow: a missing file is its
+    traceback (README). `python -m ctxret.resume` and `python -m ctxret.settings` are ours and
+    say it in one line."""
+    import sys
+    from ctxret.resume import configfile_problem
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("corpus: {path: x}\nquestions: {sets: {Q: q.jsonl}}\n", encoding="utf-8")
+    problem = configfile_problem([a.format(ok=ok) for a in args])
+    assert problem == (named and f"error: --configfile {named}: no such file (Snakemake reads every word after "
+                                 f"--configfile as a config file: write --configfile=FILE, or put targets "
+                                 f"before --configfile)")
+    if named == "missing.yaml":
+        proc = subprocess.run([sys.executable, "-m", "ctxret.settings", named], capture_output=True, text=True,
+                              cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (1, "error: missing.yaml: file not found\n")
