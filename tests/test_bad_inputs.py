@@ -12,8 +12,10 @@ import re
 import shutil
 import socket
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable
 
 import pytest
@@ -522,3 +524,43 @@ def test_resume_names_a_configfile_that_snakemake_would_stop_on_with_a_traceback
         proc = subprocess.run([sys.executable, "-m", "ctxret.settings", named], capture_output=True, text=True,
                               cwd=tmp_path)
         assert (proc.returncode, proc.stderr) == (1, "error: missing.yaml: file not found\n")
+
+
+# ---- legal but surprising: a warning line in the stage's log (the report carries it too:
+# tests/test_pairs.py, tests/test_report.py), the run goes on
+def test_a_language_unlike_the_texts_script_is_a_warning_in_preps_log(tmp_path, capsys):
+    from conftest import corpus_settings
+    from ctxret import prep
+    cases = [(corpus_settings(MINI / "articles", language="en", exclude_tags=["RAG"]), "en"),
+             (corpus_settings(FORMATS / "beir", format="beir"), "ko"),
+             (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None)]
+    for i, (corpus, language) in enumerate(cases):
+        out = tmp_path / str(i)
+        prep.run(input=SimpleNamespace(), params=SimpleNamespace(corpus=corpus),
+                 output=SimpleNamespace(docs_all=str(out / "docs-all.jsonl"), docs=str(out / "docs.jsonl")))
+        letters = [c for line in (out / "docs.jsonl").read_text(encoding="utf-8").splitlines()
+                   for c in json.loads(line)["body"] if c.isalpha()]
+        share = f"{sum('HANGUL' in unicodedata.name(c, '') for c in letters) / len(letters):.0%}"
+        warnings = [l for l in capsys.readouterr().out.splitlines() if l.startswith("warning:")]
+        assert warnings == ([f"warning: corpus.language is {language}, but {share} of the kept documents' letters "
+                             f"are Hangul: the prompt's language, the Hangul check of contexts, the BM25 analyser "
+                             f"and the report's language follow corpus.language; set it to the text's language"]
+                            if language else [])
+        assert (out / "docs.jsonl").exists()
+
+
+def test_a_sample_above_a_sets_size_is_a_warning_in_the_questions_log(tmp_path, capsys):
+    from conftest import corpus_settings, question_sets
+    from ctxret import questions
+    sets = question_sets({"H": MINI / "questions" / "questions-h.jsonl", "P": MINI / "questions" / "questions-p.jsonl"})
+    sets["H"]["sample"] = 500
+    output = SimpleNamespace(questions=str(tmp_path / "questions.jsonl"), sets=str(tmp_path / "question-sets.json"))
+    questions.run(input=SimpleNamespace(), output=output,
+                  params=SimpleNamespace(sets=sets, corpus=corpus_settings(MINI / "articles")))
+    size = len(Experiment(tmp_path).rows("h"))
+    assert [l for l in capsys.readouterr().out.splitlines() if l.startswith("warning:")] == [
+        f"warning: question set H: its sample (500) is above its {size} questions, so all {size} are used; "
+        f"lower questions.sets.H.sample or leave it 0"]
+    records = json.loads(Path(output.sets).read_text())
+    assert records["H"]["warnings"] == [{"kind": "sample", "set": "H", "sample": 500, "size": size}]
+    assert "warnings" not in records["P"]

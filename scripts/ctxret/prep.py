@@ -14,6 +14,9 @@ from .documents import check_slug, excluded, select
 from .errors import InputError
 from .fileio import read_text, sha256_file, write_jsonl, write_text
 from .importers import read_corpus
+from .language import script_warning
+from .presentation import warning_lines
+from .wording import wording
 
 
 def read_slugs(path: Path) -> list[str]:
@@ -87,6 +90,9 @@ def run(input, output, params, **_) -> None:
         if late:
             print(f"warning: {len(late)} documents are not in the frozen list {frozen} and are left out: "
                   f"{', '.join(late)} (append a slug to that file to include its document)")
+    for line in warning_lines(filter(None, [script_warning((d["body"] for d in keep), corpus["language"])]),
+                              wording("en")):
+        print(f"warning: {line}")
     print(f"document length (chars) min {min(lengths):,}, median {statistics.median(lengths):,.0f}, "
           f"max {max(lengths):,}, sum {sum(lengths):,}")
     if frozen is not None:
