@@ -564,3 +564,19 @@ def test_a_sample_above_a_sets_size_is_a_warning_in_the_questions_log(tmp_path, 
     records = json.loads(Path(output.sets).read_text())
     assert records["H"]["warnings"] == [{"kind": "sample", "set": "H", "sample": 500, "size": size}]
     assert "warnings" not in records["P"]
+
+
+def test_an_unreadable_or_undecodable_prompt_is_one_line(tmp_path):
+    """The prompt is read while the workflow is read: through the same file functions as the inputs."""
+    from ctxret.errors import InputError
+    from ctxret.prompt import read_prompt
+    bad = tmp_path / "prompt.txt"
+    bad.write_bytes("[system]\n{{WHOLE_DOCUMENT}}\n[user]\ncaf\u00e9 {{CHUNK_CONTENT}}\n".encode("latin-1"))
+    link = tmp_path / "unreadable.txt"
+    link.write_text("")
+    _unreadable(link)
+    for path, message in ((bad, f"{bad}:4: not UTF-8 text (byte 0xe9); save the file as UTF-8"),
+                          (link, f"{link}: cannot read it (Permission denied); make it readable or name another file")):
+        with pytest.raises(InputError) as e:
+            read_prompt(path)
+        assert str(e.value) == message
