@@ -113,3 +113,16 @@ def test_an_answer_that_cannot_be_kept_anywhere_is_printed_in_the_log(tmp_path, 
                        read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
     [line] = capsys.readouterr().err.splitlines()
     assert len(calls()) == 1 and json.loads(line)["context"]
+
+
+def test_failed_attempts_the_store_cannot_record_are_one_line(tmp_path, fake_claude, monkeypatch):
+    llm, calls = fake_claude
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "empty:100")
+    store = ContextStore(str(tmp_path / "store"))
+    _blocked(store.failures.dir)
+    doc, chunks, params = _two_chunks(tmp_path)
+    with pytest.raises(InputError, match=rf"store: the failed attempts could not be recorded in {store.failures.dir}/"
+                                         r"\w\w/\w+\.json \(File exists\); repair the store and rerun"):
+        write_document(tmp_path / "out.jsonl", "A1", doc, chunks, backend_for(llm),
+                       read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
+    assert len(calls()) == 1 and not (tmp_path / "out.jsonl").exists()

@@ -67,7 +67,11 @@ class ContextStore:
         return (self.failures.get(key) or {}).get("discarded", [])
 
     def record_failure(self, key: str, discarded: list[dict]) -> None:
-        self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
+        try:
+            self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
+        except OSError as e:
+            raise InputError(f"store: the failed attempts could not be recorded in {self.failures.path(key)} "
+                             f"({e.strerror or e}); repair the store and rerun") from None
 
 
 def chunk_key(identity: dict, prompt_sha: str, extra: str, document: str, chunk_text: str) -> str:
