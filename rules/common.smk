@@ -196,6 +196,7 @@ def _check_references():
     for key, message in [
         *guards.place_problems(R, STORE, Path(workflow.basedir)),
         *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
+        *guards.overlap_problems(CHUNKING),
         *guards.fusion_problems(config["fusion"]["presets"]),
     ]:
         raise config_error(key, message)

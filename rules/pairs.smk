@@ -27,6 +27,7 @@ rule pairs:
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
         cluster_key=config["questions"]["cluster_key"],
+        corpus_language=LANGUAGE,
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
         language=config["report"]["language"],

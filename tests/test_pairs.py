@@ -57,7 +57,7 @@ def preregistered(data, plan: dict) -> SimpleNamespace:
 
 
 def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000,
-              preregistration=None):
+              preregistration=None, cluster_key=r"\d+", corpus_language="ko"):
     """pairs.md/json of `data`; preregistered first under the same plan unless `preregistration` is given."""
     plan = plan_of(data, language, primary, variant_pairs, resamples)
     preregistration = preregistration or preregistered(data, plan)
@@ -66,7 +66,8 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
     params = SimpleNamespace(conditions=data.conditions, comparisons=plan["secondary_comparisons"],
                              primary=plan["primary"], fallback_used=plan["fallback_used"], fallback_variant="X1",
                              alpha=0.05, power=0.8, groups=GROUPS, mrr_k=10, doc_k=5, ks=[5, 20],
-                             cluster_key=r"\d+", seed=42, resamples=resamples, language=language)
+                             cluster_key=cluster_key, seed=42, resamples=resamples, language=language,
+                             corpus_language=corpus_language)
     pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs,
                                     questions=str(data.tmp / "questions.jsonl"), plan=write_plan(data, plan),
                                     preregistration=preregistration.json),
@@ -237,3 +238,35 @@ def test_a_difference_above_the_planning_discordance_is_planned_at_that_differen
     assert plan["sign"]["needed"] == {"0.03": questions_needed(2 / 56, 0.03), "0.05": questions_needed(0.05, 0.05)}
     mdd = plan["interval"]["min_detectable_diff"]
     assert 2 / 56 < mdd < 1 and interval_power(56, mdd, mdd) == pytest.approx(0.8, abs=1e-3)
+
+
+def test_surprising_settings_are_a_warning_in_the_log_and_first_in_the_report(tmp_path, capsys):
+    """A sample above a set's size (as the questions stage records it), corpus.language en on
+    Hangul text, a cluster key that matches no id: each one line in pairs' log and a section
+    before everything else in pairs.md, in the report's language; the verdicts still come."""
+    data = synthetic(tmp_path, {"e5:T1": {q: 1 for q in ALL}, "e5:X1": {q: 2 for q in ALL}})
+    original = Path(data.records).read_text()
+    records = json.loads(original)
+    records["H"]["warnings"] = questions.sample_warnings("H", {"sample": 500}, len(SETS["H"]))
+    Path(data.records).write_text(json.dumps(records))
+    result, md = run_pairs(data, primary=PRIMARY[:1], cluster_key="zzz", corpus_language="en")
+    assert [w["kind"] for w in result["warnings"]] == ["sample", "language", "cluster_key"]
+    en = [l for l in capsys.readouterr().out.splitlines() if l.startswith("warning: ")]
+    assert en == [
+        f"warning: question set H: its sample (500) is above its {len(SETS['H'])} questions, so all "
+        f"{len(SETS['H'])} are used; lower questions.sets.H.sample or leave it 0",
+        "warning: corpus.language is en, but 100% of the kept documents' letters are Hangul: the prompt's "
+        "language, the Hangul check of contexts, the BM25 analyser and the report's language follow "
+        "corpus.language; set it to the text's language",
+        f"warning: questions.cluster_key 'zzz' matches no question id: each of the {len(ALL)} questions is a "
+        "bootstrap cluster of its own (an H question and its P paraphrase are not paired); fix the pattern or "
+        "give the questions a `cluster`"]
+    assert md.index("## Warnings") < md.index("## Kept to the plan")
+    assert all(f"- {line.removeprefix('warning: ')}" in md for line in en)
+    assert result["comparisons"][0]["verdict"] in ("holds", "undecided", "reversed")
+    _, ko = run_pairs(data, language="ko", primary=PRIMARY[:1], cluster_key="zzz", corpus_language="en")
+    assert "## 경고" in ko and f"- 질문 세트 H: 표본 크기(500)가 질문 수 {len(SETS['H'])}보다 커서" in ko
+    assert "corpus.language가 en인데 남긴 문서의 글자 중 100%가 한글이다" in ko
+    Path(data.records).write_text(original)
+    plain, md = run_pairs(data, primary=PRIMARY[:1])
+    assert plain["warnings"] == [] and "## Warnings" not in md

@@ -108,6 +108,28 @@ def test_assemble_names_what_is_wrong(reported):
     assert "Traceback" not in proc.stderr
 
 
+def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
+    """pairs.json's warnings (none on the mini corpus) head the page, in either report language."""
+    from html import escape
+    from ctxret import summary
+    from ctxret.presentation import warning_lines
+    res = reported / "results"
+    pairs = json.loads((res / "pairs.json").read_text())
+    assert pairs["warnings"] == []
+    read = lambda name: json.loads((res / name).read_text())  # noqa: E731
+    args = (read("score.json"), pairs, [str(res / "report" / p) for p in ("failure.png", "pairs.png")], {},
+            read("tokens.json"))
+    assert WORDING["ko"]["warnings_title"] not in summary.page(*args, "ko")
+    pairs["warnings"] = [{"kind": "cluster_key", "cluster_key": "zzz", "n": 24},
+                         {"kind": "language", "language": "en", "share": 0.78}]
+    for language in ("ko", "en"):
+        page, t = summary.page(*args, language), WORDING[language]
+        lines = warning_lines(pairs["warnings"], t)
+        assert "zzz" in lines[0] and "78%" in lines[1]
+        assert page.index(f"<h2>{t['warnings_title']}</h2>") < page.index(t["kept_title"])
+        assert all(f"<li>{escape(line)}</li>" in page for line in lines)
+
+
 def test_a_question_edited_after_preregistering_reruns_the_run_not_the_preregistration(reported):
     """(Last in this module: it edits the fixture's question file.)"""
     res = reported / "results"

@@ -8,6 +8,8 @@ backend (X1) is computed afresh, never stored. Questions are never an input here
 from __future__ import annotations
 
 import contextlib
+import json
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -27,17 +29,49 @@ def now() -> str:
 
 
 class ContextStore:
-    """Answers and the failed attempts of chunks that never got one."""
+    """Answers, the failed attempts of chunks that never got one, and answers paid but not stored
+    (`ctx-pending/`: the store failed after its writable check; the next run reads them)."""
 
     def __init__(self, root: str):
         self.answers = JsonStore(root, "ctx")
         self.failures = JsonStore(root, "ctx-failed")
+        self.pending = JsonStore(root, "ctx-pending")
+
+    def answer(self, key: str) -> dict | None:
+        """The stored answer, else one kept pending (moved into the store when it can take it)."""
+        found = self.answers.get(key)
+        if found is None and (found := self.pending.get(key)) is not None:
+            with contextlib.suppress(OSError):
+                self.answers.put(key, found)
+                self.pending.path(key).unlink()
+        return found
+
+    def keep(self, key: str, answer: dict, what: str) -> None:
+        """Store a paid answer; when the store fails (a directory turned file, a full disk), keep it
+        pending and stop at once (InputError): no further call is paid into a store that fails."""
+        try:
+            self.answers.put(key, answer)
+            return
+        except OSError as e:
+            problem = f"{what}: the paid answer could not be stored in {self.answers.path(key)} ({e.strerror or e})"
+        try:
+            self.pending.put(key, answer)
+        except OSError as e:
+            print(json.dumps({"key": key, **answer}, ensure_ascii=False), file=sys.stderr, flush=True)
+            raise InputError(f"{problem}, nor kept in {self.pending.dir} ({e.strerror or e}): the answer is the "
+                             f"line above; free the store and rerun") from None
+        raise InputError(f"{problem}; it is kept in {self.pending.path(key)}, which the next run reads instead "
+                         f"of paying again; repair the store and rerun")
 
     def failed_attempts(self, key: str) -> list[dict]:
         return (self.failures.get(key) or {}).get("discarded", [])
 
     def record_failure(self, key: str, discarded: list[dict]) -> None:
-        self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
+        try:
+            self.failures.put(key, {"discarded": self.failed_attempts(key) + discarded})
+        except OSError as e:
+            raise InputError(f"store: the failed attempts could not be recorded in {self.failures.path(key)} "
+                             f"({e.strerror or e}); repair the store and rerun") from None
 
 
 def chunk_key(identity: dict, prompt_sha: str, extra: str, document: str, chunk_text: str) -> str:
@@ -69,7 +103,7 @@ def document_contexts(doc: dict, chunks: list[dict], backend: Backend, prompt: P
     for chunk in chunks:
         text = prompt_chunk(chunk)
         key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
-        answer = store.answers.get(key) if store else None
+        answer = store.answer(key) if store else None
         if answer is not None:
             out.from_store += 1
         else:
@@ -91,7 +125,7 @@ def document_contexts(doc: dict, chunks: list[dict], backend: Backend, prompt: P
                       "template_sha256": prompt.sha256,
                       "discarded": (store.failed_attempts(key) if store else []) + discarded}
             if store:
-                store.answers.put(key, answer)
+                store.keep(key, answer, f"{doc['slug']} chunk {chunk['chunk_id']}")
         out.records.append({"chunk_id": chunk["chunk_id"], "slug": doc["slug"], "key": key, **answer})
     return out
 

@@ -38,17 +38,33 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """A UTF-8 text file (BOM dropped); one clear error when missing or not UTF-8."""
+def _read_problem(path, e: OSError) -> InputError:
+    """A file that cannot be opened or read, said in one line with what to do."""
+    if isinstance(e, FileNotFoundError):
+        return InputError(f"{path}: file not found")
+    if isinstance(e, IsADirectoryError):
+        return InputError(f"{path}: is a directory, not a file")
+    return InputError(f"{path}: cannot read it ({e.strerror or e}); make it readable or name another file")
+
+
+def _decode(path, data: bytes, first_line: int = 1) -> str:
+    """UTF-8 text (a leading BOM dropped); undecodable bytes are named by line and byte."""
     try:
-        with open(path, encoding=TEXT_ENCODING) as f:
-            return f.read()
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+        return data.decode(TEXT_ENCODING if first_line == 1 else "utf-8")
+    except UnicodeDecodeError as e:
+        line = first_line + data.count(b"\n", 0, e.start)
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x}); "
+                         f"save the file as UTF-8") from None
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A UTF-8 text file (BOM dropped); one clear error when missing, unreadable or not UTF-8."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise _read_problem(path, e) from None
+    return _decode(path, data)
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -62,14 +78,13 @@ def read_json(path: str | os.PathLike) -> Any:
 def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every non-blank line; one clear error otherwise."""
     try:
-        f = open(path, encoding=TEXT_ENCODING)
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a file") from None
+        f = open(path, "rb")
+    except OSError as e:
+        raise _read_problem(path, e) from None
     with f:
         try:
-            for lineno, line in enumerate(f, 1):
+            for lineno, raw in enumerate(f, 1):
+                line = _decode(path, raw, lineno)
                 if not line.strip():
                     continue
                 try:
@@ -79,8 +94,8 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
                 if not isinstance(obj, dict):
                     raise InputError(f"{path}:{lineno}: expected a JSON object")
                 yield lineno, obj
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8 text") from None
+        except OSError as e:
+            raise _read_problem(path, e) from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

@@ -5,6 +5,8 @@ is read: each problem is (dotted key, what is wrong and what to do), for the con
   folders: deleting results/ must never delete a paid answer, and no output may land in `/` or
   among the code.
 - `score.ks` must not pass `search.top_k`: a figure at a cut-off beyond the runs' depth means nothing.
+- a chunker's overlap must stay below its window: a fixed window that repeats all of itself
+  never moves on.
 - a fusion preset must be able to score: k 0 with ranks from 0 divides by zero, and weights all 0
   fuse nothing.
 """
@@ -46,6 +48,14 @@ def cutoff_problems(ks: list[int], top_k: int) -> list[tuple[str, str]]:
     return [(f"score.ks.{i}", f"{k} is beyond search.top_k ({top_k}): the runs hold {top_k} chunks a question; "
                               f"raise search.top_k or lower the cut-off")
             for i, k in enumerate(ks) if k > top_k]
+
+
+def overlap_problems(chunking: dict) -> list[tuple[str, str]]:
+    return [(f"chunking.{name}.overlap", f"{chunking[name]['overlap']} is not below chunking.{name}.{window} "
+                                         f"({chunking[name][window]}): each chunk would repeat all of the "
+                                         f"previous one; lower the overlap")
+            for name, window in (("fixed", "size"), ("recursive", "tokens"))
+            if chunking[name]["overlap"] >= chunking[name][window]]
 
 
 def fusion_problems(presets: dict) -> list[tuple[str, str]]:

@@ -11,8 +11,9 @@ from .fileio import read_json, read_jsonl, write_json, write_text
 from .outcomes import Condition, Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT, compare, power_summary, verdict
 from .planning import kept_to_plan, question_hashes
-from .presentation import pairs_markdown
-from .questionset import cluster_of
+from .language import script_warning
+from .presentation import pairs_markdown, warning_lines
+from .questionset import cluster_key_warning, cluster_of
 from .runs import read_run
 from .stats import holm
 from .wording import wording
@@ -95,11 +96,16 @@ def run(input, output, params, **_) -> None:
             "power": float(params.power), "seed": seed, "resamples": resamples, "cluster_key": params.cluster_key,
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
     files = question_files(read_json(input.sets))
+    warnings = [*(w for f in files for w in f.get("warnings", [])),
+                *filter(None, [script_warning((c["text"] for c in chunks.values()), params.corpus_language),
+                               cluster_key_warning([{"id": qid, **g} for qid, g in gold.items()], params.cluster_key)])]
     kept = kept_to_plan(read_json(input.preregistration), question_hashes(read_jsonl(input.questions)),
                         read_json(input.plan))
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
-                             "kept_to_plan": kept, "comparisons": primaries + secondaries})
-    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t))
+                             "kept_to_plan": kept, "warnings": warnings, "comparisons": primaries + secondaries})
+    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, warnings))
+    for line in warning_lines(warnings, wording("en")):
+        print(f"warning: {line}")
     for c in primaries:
         print(f"{c['a']} vs {c['b']} {c['group']} fail@{c['k']}: diff {c['diff']:+.3f}, "
               f"95 % [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], p {c['sign_p']:.3f}: {t[c['verdict']]}")

@@ -15,7 +15,10 @@ from .documents import check_slug, excluded, select
 from .errors import InputError
 from .fileio import read_text, sha256_file, write_jsonl, write_text
 from .importers import corpus_files, read_corpus
+from .language import script_warning
+from .presentation import warning_lines
 from .store import JsonStore, content_key
+from .wording import wording
 
 
 def read_slugs(path: Path) -> list[str]:
@@ -26,6 +29,9 @@ def read_slugs(path: Path) -> list[str]:
             if slug in slugs:
                 raise InputError(f"{path}:{lineno}: slug {slug!r} repeated (first at line {slugs[slug]})")
             slugs[slug] = lineno
+    if not slugs:
+        raise InputError(f"{path}: the frozen slug list is empty; list the slugs to keep, one a line, "
+                         f"or delete the file to freeze the selection again")
     return list(slugs)
 
 
@@ -106,6 +112,9 @@ def run(input, output, params, **_) -> None:
         if late:
             print(f"warning: {len(late)} documents are not in the frozen list {frozen} and are left out: "
                   f"{', '.join(late)} (append a slug to that file to include its document)")
+    for line in warning_lines(filter(None, [script_warning((d["body"] for d in keep), corpus["language"])]),
+                              wording("en")):
+        print(f"warning: {line}")
     print(f"document length (chars) min {min(lengths):,}, median {statistics.median(lengths):,.0f}, "
           f"max {max(lengths):,}, sum {sum(lengths):,}")
     if frozen is not None:

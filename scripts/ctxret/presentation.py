@@ -113,14 +113,22 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
               f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
 
 
+def warning_lines(warnings: list[dict], t: dict) -> list[str]:
+    """Settings that are legal but surprising ({kind, ...}: sample, language, cluster_key), in words."""
+    return [t[f"warn_{w['kind']}"].format(**w) for w in warnings]
+
+
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
-                   t: dict) -> str:
-    """pairs.md: whether the run kept to its preregistration, the rule and the question files
-    first, then the numbers."""
+                   t: dict, warnings: list[dict] = ()) -> str:
+    """pairs.md: the warnings, whether the run kept to its preregistration, the rule and the
+    question files first, then the numbers."""
     r = rule_texts(rule, len(secondaries), t)
-    lines = [f"# {t['pairs_title']}", "", f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),
-             "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
-             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+    lines = [f"# {t['pairs_title']}", ""]
+    if warnings:
+        lines += [f"## {t['warnings_title']}", "", *(f"- {x}" for x in warning_lines(warnings, t)), ""]
+    lines += [f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),
+              "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
+              *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "", f"## {t['files_title']}", "", t["files_note"], "",

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import InputError
-from .fileio import canonical_json, sha256_text
+from .fileio import canonical_json, read_text, sha256_text
 
 DOCUMENT, CHUNK = "{{WHOLE_DOCUMENT}}", "{{CHUNK_CONTENT}}"
 MARKERS = {"[system]": "system", "[user]": "user"}
@@ -75,8 +74,4 @@ def parse_prompt(text: str, where: str = "prompt") -> Prompt:
 
 
 def read_prompt(path: str | os.PathLike) -> Prompt:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    return parse_prompt(text, str(path))
+    return parse_prompt(read_text(path), str(path))   # missing, unreadable, not UTF-8: one line

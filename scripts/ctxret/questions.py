@@ -13,7 +13,9 @@ from pathlib import Path
 
 from .fileio import sha256_file, write_json, write_text
 from .importers import set_files
+from .presentation import warning_lines
 from .questionset import canonical_lines, content_sha256, gold_kind, load_question_sets
+from .wording import wording
 
 
 def file_record(path: str) -> dict:
@@ -24,13 +26,22 @@ def file_record(path: str) -> dict:
     return {"path": path, "sha256": sha256_file(path), "mtime": mtime}
 
 
+def sample_warnings(name: str, spec: dict, size: int) -> list[dict]:
+    """A sample above the set's size keeps every question: legal, but not what was asked for."""
+    return [{"kind": "sample", "set": name, "sample": spec["sample"], "size": size}] if spec["sample"] > size else []
+
+
 def set_records(sets: dict[str, dict], corpus: dict, questions: list[dict], reports: dict) -> dict:
-    """Per set: format, question count per gold kind, content sha256, source files, import report."""
-    return {name: {"format": spec["format"],
-                   "kinds": dict(Counter(gold_kind(q) for q in questions if q["set"] == name)),
-                   "content_sha256": content_sha256(questions, name),
-                   "files": [file_record(p) for p in set_files(spec, corpus)], "report": reports[name]}
-            for name, spec in sets.items()}
+    """Per set: format, question count per gold kind, content sha256, source files, import report
+    and, when there are any, warnings (the report carries them)."""
+    records = {}
+    for name, spec in sets.items():
+        kinds = dict(Counter(gold_kind(q) for q in questions if q["set"] == name))
+        warnings = sample_warnings(name, spec, sum(kinds.values()))
+        records[name] = {"format": spec["format"], "kinds": kinds, "content_sha256": content_sha256(questions, name),
+                         "files": [file_record(p) for p in set_files(spec, corpus)], "report": reports[name],
+                         **({"warnings": warnings} if warnings else {})}
+    return records
 
 
 def run(input, output, params, **_) -> None:
@@ -47,3 +58,5 @@ def run(input, output, params, **_) -> None:
               f"content sha256 {r['content_sha256']}")
         for line in r["report"]:
             print(f"  {line}")
+        for line in warning_lines(r.get("warnings", []), wording("en")):
+            print(f"warning: {line}")

@@ -190,3 +190,12 @@ def cluster_of(question: dict, pattern: str) -> str:
         return question["cluster"]
     m = re.search(pattern, question["id"])
     return (m.group(0).lstrip("0") or "0") if m else question["id"]
+
+
+def cluster_key_warning(questions: list[dict], pattern: str) -> dict | None:
+    """A warning when the cluster key matches the id of none of the questions without their own
+    `cluster`: each of them is then a cluster of its own."""
+    keyed = [q for q in questions if not q.get("cluster")]
+    if not keyed or any(re.search(pattern, q["id"]) for q in keyed):
+        return None
+    return {"kind": "cluster_key", "cluster_key": pattern, "n": len(keyed)}

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from .errors import InputError
+from .fileio import read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 
@@ -22,10 +23,7 @@ def load_schema() -> dict:
 
 def read_config(path: str) -> dict:
     """A YAML config file as a dict; InputError naming file and line for a syntax error."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+    text = read_text(path)   # missing, unreadable, a directory, not UTF-8: one line
     try:
         config = yaml.safe_load(text)
     except yaml.YAMLError as e:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .fileio import read_json, write_text
 from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
-                           primary_title, rule_texts, secondary_rows)
+                           primary_title, rule_texts, secondary_rows, warning_lines)
 from .tables import html_table
 from .wording import wording
 
@@ -61,10 +61,14 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
     r = rule_texts(pairs["rule"], len(secondaries), t)
-    h = [f"<h1>{escape(t['report_title'])}</h1>", f"<h2>{escape(t['kept_title'])}</h2>",
-         "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in kept_lines(pairs["kept_to_plan"], t)) + "</ul>",
-         f"<h2>{escape(t['rule_title'])}</h2>",
-         f"<p>{escape(t['primary_list'])}:</p><ol>" + "".join(f"<li>{escape(x)}</li>" for x in r["primary"]) + "</ol>"]
+    h = [f"<h1>{escape(t['report_title'])}</h1>"]
+    if pairs["warnings"]:
+        h += [f"<h2>{escape(t['warnings_title'])}</h2>",
+              "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in warning_lines(pairs["warnings"], t)) + "</ul>"]
+    h += [f"<h2>{escape(t['kept_title'])}</h2>",
+          "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in kept_lines(pairs["kept_to_plan"], t)) + "</ul>",
+          f"<h2>{escape(t['rule_title'])}</h2>",
+          f"<p>{escape(t['primary_list'])}:</p><ol>" + "".join(f"<li>{escape(x)}</li>" for x in r["primary"]) + "</ol>"]
     if r["fallback"]:
         h.append(f"<p><strong>{escape(r['fallback'])}</strong></p>")
     h += [f"<p>{escape(r['rule'])}</p>", f"<p>{escape(r['secondary'])}</p>",

@@ -108,6 +108,15 @@ WORDING = {
         "kept_added": "{n} questions added since: {ids}",
         "kept_removed": "{n} questions removed since: {ids}",
         "kept_rule": "{key} changed: preregistered {then}, now {now}",
+        "warnings_title": "Warnings",
+        "warn_sample": "question set {set}: its sample ({sample}) is above its {size} questions, so all {size} "
+                       "are used; lower questions.sets.{set}.sample or leave it 0",
+        "warn_language": "corpus.language is {language}, but {share:.0%} of the kept documents' letters are "
+                         "Hangul: the prompt's language, the Hangul check of contexts, the BM25 analyser and "
+                         "the report's language follow corpus.language; set it to the text's language",
+        "warn_cluster_key": "questions.cluster_key {cluster_key!r} matches no question id: each of the {n} "
+                            "questions is a bootstrap cluster of its own (an H question and its P paraphrase "
+                            "are not paired); fix the pattern or give the questions a `cluster`",
     },
     "ko": {
         "holds": "성립",
@@ -207,6 +216,15 @@ WORDING = {
         "kept_added": "이후 추가된 질문 {n}개: {ids}",
         "kept_removed": "이후 삭제된 질문 {n}개: {ids}",
         "kept_rule": "{key} 바뀜: 사전 등록 {then}, 지금 {now}",
+        "warnings_title": "경고",
+        "warn_sample": "질문 세트 {set}: 표본 크기({sample})가 질문 수 {size}보다 커서 {size}문항을 모두 쓴다; "
+                       "questions.sets.{set}.sample을 줄이거나 0으로 둔다",
+        "warn_language": "corpus.language가 {language}인데 남긴 문서의 글자 중 {share:.0%}가 한글이다: 프롬프트의 "
+                         "언어, 문맥의 한글 검사, BM25 분석기, 보고서의 언어가 corpus.language를 따르니 본문의 "
+                         "언어로 맞춘다",
+        "warn_cluster_key": "questions.cluster_key {cluster_key!r}에 맞는 질문 id가 없다: 질문 {n}개가 각각 "
+                            "하나의 부트스트랩 클러스터다(H 질문과 그 P 바꿔 쓰기가 짝지어지지 않는다); 패턴을 "
+                            "고치거나 질문에 `cluster`를 준다",
     },
 }
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..documents import document, safe_slug, unique_slugs
 from ..errors import InputError
+from ..fileio import read_text
 
 READERS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}
 
@@ -23,6 +24,8 @@ def read_table(path: str, columns: list[str]) -> list[dict]:
         raise InputError(f"{path}: unknown table type (use {', '.join(READERS)})")
     if not Path(path).is_file():
         raise InputError(f"{path}: file not found")
+    if kind != "parquet":
+        read_text(path)   # undecodable bytes named by line first: pyarrow's CSV reader keeps them as bytes
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.json

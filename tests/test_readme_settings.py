@@ -1,0 +1,92 @@
+"""Every setting the README documents, given a wrong value (written from the README, not from
+the existing bad-input cases). Each case must stop with one line naming the config file, its line
+and the key, with no traceback and nothing written. A setting checked beyond the schema (by the
+workflow while it is read), or by a kind of schema rule no other dry run shows (a rule that
+depends on the backend, a question set's own settings, an enum with an empty choice, a boolean),
+is a Snakemake dry run of the mini experiment (prepared once; each case writes only its config);
+the rest go through the schema check the workflow calls first (`settings.complete`), without a
+Snakemake process (the test suite's time is short: a dry run costs seconds)."""
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import yaml
+
+from ctxret.errors import InputError
+from ctxret.settings import complete, read_config
+from test_bad_inputs import Experiment
+
+# (README setting, wrong value, the line's pattern after `error: <config>:<line>: `)
+DRY_RUNS = [
+    ("chunking.fixed", {"size": 200, "overlap": 200},
+     r"chunking.fixed.overlap: 200 is not below chunking.fixed.size \(200\): each chunk would repeat all of the "
+     r"previous one; lower the overlap"),
+    ("chunking.recursive", {"tokens": 64, "overlap": 64},
+     r"chunking.recursive.overlap: 64 is not below chunking.recursive.tokens \(64\)"),
+    ("questions.sets.H", {"format": "jsonl", "path": "{questions}/questions-h.jsonl", "sample": -1},
+     r"questions.sets.H.*-1 is less than the minimum of 0"),
+    ("report.language", "fr", r"report.language: 'fr' is not one of \['', 'ko', 'en'\]"),
+    ("models.e5.precision", "fp8", r"models.e5.precision: 'fp8' is not one of"),
+    ("offline", "yes", r"offline: 'yes' is not of type 'boolean'"),
+]
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory):
+    return Experiment(tmp_path_factory.mktemp("readme-settings"))
+
+
+@pytest.mark.parametrize("key, value, message", DRY_RUNS, ids=[f"{k}={v!r}" for k, v, _ in DRY_RUNS])
+def test_a_documented_setting_with_a_wrong_value_stops_the_dry_run_with_one_line(experiment, key, value, message):
+    x, base = experiment, copy.deepcopy(experiment.config)
+    value = yaml.safe_load(yaml.safe_dump(value).replace("{questions}", str(x.qdir)))
+    try:
+        x.set(key, value)
+        proc = x.run("-n")
+    finally:
+        x.config = base
+    output = proc.stdout + proc.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert len(errors) == 1, output[-3000:]
+    assert re.match(rf"error: {re.escape(str(x.config_path))}:\d+: {message}", errors[0]), errors[0]
+    assert not (x.tmp / "results").exists()
+
+
+SCHEMA_ONLY = [
+    ("chunking.chunker", "sentences", r"chunking.chunker: 'sentences' is not one of"),
+    ("chunking.compare", ["fixd"], r"chunking.compare.0: 'fixd' is not one of"),
+    ("chunking.semantic", {"percentile": 100}, r"chunking.semantic.percentile: 100 is greater than or equal to"),
+    ("corpus.exclude_tags", "RAG", r"corpus.exclude_tags: 'RAG' is not of type 'array'"),
+    ("contexts.seconds_per_call", 0, r"contexts.seconds_per_call: 0 is less than or equal to the minimum of 0"),
+    ("bm25.analyser", "nori", r"bm25.analyser: 'nori' is not one of"),
+    ("corpus.min_chars", -1, r"corpus.min_chars: -1 is less than the minimum of 0"),
+    ("corpus.sample", "all", r"corpus.sample: 'all' is not of type 'integer'"),
+    ("score.doc_k", 0, r"score.doc_k: 0 is less than the minimum of 1"),
+    ("score.per_set", "yes", r"score.per_set: 'yes' is not of type 'boolean'"),
+    ("pairs.power", 1.2, r"pairs.power: 1.2 is greater than or equal to the maximum of 1"),
+    ("pairs.planning_diffs", [0.03, 0], r"pairs.planning_diffs.1: 0 is less than or equal to the minimum of 0"),
+    ("contexts.free", "no", r"contexts.free: 'no' is not of type 'boolean'"),
+    ("contexts.expected_output_tokens", 0, r"contexts.expected_output_tokens: 0 is less than the minimum of 1"),
+    ("embed.shard_texts", 0, r"embed.shard_texts: 0 is less than the minimum of 1"),
+    ("search.recall_sample", 0, r"search.recall_sample: 0 is less than the minimum of 1"),
+    ("models.e5.threads", 0, r"models.e5.threads: 0 is less than the minimum of 1"),
+    ("rerank.enabled", "yes", r"rerank.enabled: 'yes' is not of type 'boolean'"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", SCHEMA_ONLY, ids=[f"{k}={v!r}" for k, v, _ in SCHEMA_ONLY])
+def test_a_documented_setting_with_a_wrong_value_fails_the_schema_check_with_file_line_and_key(
+        experiment, key, value, message):
+    x, base = experiment, copy.deepcopy(experiment.config)
+    try:
+        x.set(key, value)
+        x.config_path.write_text(yaml.safe_dump(x.config, allow_unicode=True), encoding="utf-8")
+    finally:
+        x.config = base
+    with pytest.raises(InputError) as e:
+        complete(read_config(str(x.config_path)), (str(x.config_path),))
+    assert re.fullmatch(rf"{re.escape(str(x.config_path))}:\d+: {message}.*", str(e.value)), str(e.value)
