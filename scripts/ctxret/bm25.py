@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
@@ -121,19 +124,35 @@ class KiwiTokenizer:
                 "pos": sorted(self.pos), "lowercase": self.lowercase}
 
 
-def build_index(token_lists: list[list[str]], k1: float, b: float):
+class TermIds(Sequence):
+    """Each document's term ids, held as int32 arrays and handed out as lists (what bm25s reads)."""
+
+    def __init__(self, arrays: list[np.ndarray]):
+        self.arrays = arrays
+
+    def __len__(self) -> int:
+        return len(self.arrays)
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.arrays[i].tolist()
+
+
+def build_index(token_lists: Iterable[list[str]], k1: float, b: float):
     """(bm25s retriever, vocab token->id, CSR matrix docs x terms of BM25 weights).
 
     The vocabulary is the sorted set of tokens, so term ids are the same in every process
     (bm25s's own vocabulary follows set order, which changes with hash randomisation).
+    `token_lists` is read twice (a list, or a stream that starts again each time it is
+    iterated): once for the vocabulary, once for the term ids, kept as int32 arrays, so a
+    corpus's tokens are never all held as strings.
     """
     import bm25s
     import scipy.sparse as sp
     from bm25s.tokenization import Tokenized
     vocab = {t: i for i, t in enumerate(sorted({t for tokens in token_lists for t in tokens}))}
+    ids = [np.fromiter(map(vocab.__getitem__, tokens), np.int32, len(tokens)) for tokens in token_lists]
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    retriever.index(Tokenized(ids=[[vocab[t] for t in tokens] for tokens in token_lists], vocab=vocab),
-                    show_progress=False)
+    retriever.index(Tokenized(ids=TermIds(ids), vocab=vocab), show_progress=False)
     s = retriever.scores
     csc = sp.csc_matrix((s["data"], s["indices"], s["indptr"]),
                         shape=(s["num_docs"], len(s["indptr"]) - 1))

