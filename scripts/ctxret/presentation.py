@@ -113,6 +113,11 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
               f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
 
 
+def primary_list(r: dict, t: dict) -> list[str]:
+    """The numbered primary comparisons, or the line saying there are none, so no verdict."""
+    return [f"{i}. {p}" for i, p in enumerate(r["primary"], 1)] or [t["no_primary"]]
+
+
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
                    t: dict) -> str:
     """pairs.md: whether the run kept to its preregistration, the rule and the question files
@@ -120,7 +125,7 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
     r = rule_texts(rule, len(secondaries), t)
     lines = [f"# {t['pairs_title']}", "", f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),
              "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
-             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+             *primary_list(r, t), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "", f"## {t['files_title']}", "", t["files_note"], "",
@@ -182,7 +187,7 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
     r = rule_texts(plan, prereg["secondary_family"], t)
     lines = [f"# {t['prereg_title']}", "", t["prereg_note"].format(written=prereg["written"]), "",
              f"## {t['prereg_committed']}", "", f"{t['primary_list']}:",
-             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+             *primary_list(r, t), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "",
