@@ -6,7 +6,8 @@ a file cut with its time kept, or cut after its readers ran, would be read in si
 Two checks, both against the record: every job checks the files it reads before reading them (the
 sha256: one line naming the file, and the next run writes it again); and the workflow, as it is
 read, checks every recorded file's size and time (a stat each; the sha256 only of a file whose
-time moved), so that the next run reruns the producer of a damaged file before anything reads it.
+time moved) and moves a damaged one aside, so that its producer writes it again before anything
+reads it (rules/common.smk: `rerun_damaged`).
 """
 from __future__ import annotations
 
