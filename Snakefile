@@ -29,3 +29,4 @@ rule all:
     input:
         final_outputs(),
         f"{R}/manifest.tsv",
+        DAMAGED,

@@ -9,7 +9,7 @@ sys.path.insert(0, SCRIPTS)
 from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
-from ctxret import embed, guards, language, prep, runlock  # noqa: E402 (the package lives under scripts/)
+from ctxret import embed, guards, language, prep, runlock, written  # noqa: E402 (the package lives under scripts/)
 from ctxret.chunkers import NEEDS_MODEL  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.ctxreport import load_prices  # noqa: E402
@@ -461,3 +461,20 @@ wildcard_constraints:
     base="|".join(r.replace(".", r"\.") for r in reranked_bases()) or "(?!)",
     cvar="X1|A1",
     model="|".join(MODELS) or "(?!)",
+
+
+def rerun_damaged():
+    """A result changed or cut after the job that wrote it (its size or content no longer what that
+    job recorded) is moved aside, one line each; those the run names (the manifest's) are its
+    targets, so the job that wrote them runs again, and what reads them. Not while another run
+    holds results/ (that run is writing them; this one will be refused)."""
+    if not workflow.is_main_process or runlock.held(R):
+        return []
+    damaged = written.set_aside_damaged(R, workflow.output_settings.dryrun)
+    for _, line in damaged:
+        print(line, file=sys.stderr)
+    named = {*intermediate_outputs(), *final_outputs()}
+    return [] if workflow.output_settings.dryrun else [p for p, _ in damaged if p in named]
+
+
+DAMAGED = rerun_damaged()

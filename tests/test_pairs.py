@@ -148,6 +148,22 @@ def test_the_report_language_is_configurable(tmp_path):
         run_pairs(data, language="fr")
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_empty_primary_list_says_there_is_no_verdict(tmp_path, capsys, language):
+    t1 = {q: 8 for q in ALL}
+    data = synthetic(tmp_path, {"e5:T1": t1, "e5:X1": {q: 1 for q in ALL}})
+    result, md = run_pairs(data, language=language, primary=[])
+    assert not [c for c in result["comparisons"] if c["role"] == "primary"]
+    t = WORDING[language]
+    lines = md.splitlines()
+    assert lines[lines.index(f"{t['primary_list']}:") + 1] == t["no_primary"]     # the heading is not left empty
+    assert "pairs.primary" in t["no_primary"] and ("no verdict" in t["no_primary"] or "판정이 없다" in t["no_primary"])
+    assert "no primary comparison (pairs.primary is empty, or names no condition this run has): no verdict" in \
+        capsys.readouterr().out
+    prereg = (tmp_path / "plan" / "preregistration.md").read_text(encoding="utf-8").splitlines()
+    assert prereg[prereg.index(f"{t['primary_list']}:") + 1] == t["no_primary"]
+
+
 def test_a_reversal_is_called_the_other_way(tmp_path):
     good = {q: 1 for q in ALL}
     bad = {q: (1 if i % 4 == 0 else None) for i, q in enumerate(ALL)}

@@ -1,14 +1,18 @@
 """The reader's view on the mini corpus: `snakemake --report`, the summary page, assemble."""
 import base64
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from conftest import question_sets
+from ctxret.fileio import sha256_file
 from ctxret.questionset import content_sha256, load_question_sets
 from ctxret.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
@@ -128,6 +132,30 @@ def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
         assert "zzz" in lines[0] and "78%" in lines[1]
         assert page.index(f"<h2>{t['warnings_title']}</h2>") < page.index(t["kept_title"])
         assert all(f"<li>{escape(line)}</li>" in page for line in lines)
+
+
+def test_a_run_cut_with_its_time_kept_is_moved_aside_and_written_again(reported, tmp_path):
+    """Snakemake compares times: a scored run cut to half its lines with its time kept would stay, and
+    be read by the next score. The workflow sees it as it is read, and its job writes it again."""
+    res = tmp_path / "results"
+    shutil.copytree(reported / "results", res)                       # times kept: nothing to do
+    config = yaml.safe_load((reported / "config.yaml").read_text(encoding="utf-8"))
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**config, "results": str(res)}), encoding="utf-8")
+    run = res / "runs" / "bm25-T1.jsonl"
+    whole, stat = run.read_bytes(), run.stat()
+    run.write_bytes(b"".join(whole.splitlines(keepends=True)[:len(whole.splitlines()) // 2]))
+    os.utime(run, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    said = (f"{run}: does not match what cut_runs wrote (sha256 {sha256_file(run)[:12]}…, {run.stat().st_size:,} "
+            f"bytes; expected {sha256_file(reported / 'results' / 'runs' / 'bm25-T1.jsonl')[:12]}…, {len(whole):,} "
+            f"bytes): it was changed or cut after it was written; cut_runs writes it again")
+    dry = snakemake(tmp_path / "config.yaml", "-n")
+    assert f"{said} (a run moves it to {res}/quarantine/ first)\n" in dry.stderr and run.stat().st_size < len(whole)
+    proc = snakemake(tmp_path / "config.yaml")
+    [moved] = (res / "quarantine" / "runs").iterdir()
+    assert f"{said}; moved to {moved}\n" in proc.stderr
+    assert run.read_bytes() == whole and len(moved.read_bytes()) < len(whole)
+    for name in ("score.json", "pairs.json"):
+        assert (res / name).read_bytes() == (reported / "results" / name).read_bytes()
 
 
 def test_a_question_edited_after_preregistering_reruns_the_run_not_the_preregistration(reported):

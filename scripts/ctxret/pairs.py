@@ -106,6 +106,8 @@ def run(input, output, params, **_) -> None:
     write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, warnings))
     for line in warning_lines(warnings, wording("en")):
         print(f"warning: {line}")
+    if not primaries:
+        print("no primary comparison (pairs.primary is empty, or names no condition this run has): no verdict")
     for c in primaries:
         print(f"{c['a']} vs {c['b']} {c['group']} fail@{c['k']}: diff {c['diff']:+.3f}, "
               f"95 % [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], p {c['sign_p']:.3f}: {t[c['verdict']]}")

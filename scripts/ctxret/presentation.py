@@ -118,6 +118,11 @@ def warning_lines(warnings: list[dict], t: dict) -> list[str]:
     return [t[f"warn_{w['kind']}"].format(**w) for w in warnings]
 
 
+def primary_list(r: dict, t: dict) -> list[str]:
+    """The numbered primary comparisons, or the line saying there are none, so no verdict."""
+    return [f"{i}. {p}" for i, p in enumerate(r["primary"], 1)] or [t["no_primary"]]
+
+
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
                    t: dict, warnings: list[dict] = ()) -> str:
     """pairs.md: the warnings, whether the run kept to its preregistration, the rule and the
@@ -128,7 +133,7 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
         lines += [f"## {t['warnings_title']}", "", *(f"- {x}" for x in warning_lines(warnings, t)), ""]
     lines += [f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),
               "", f"## {t['rule_title']}", "", f"{t['primary_list']}:",
-              *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+              *primary_list(r, t), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "", f"## {t['files_title']}", "", t["files_note"], "",
@@ -190,7 +195,7 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
     r = rule_texts(plan, prereg["secondary_family"], t)
     lines = [f"# {t['prereg_title']}", "", t["prereg_note"].format(written=prereg["written"]), "",
              f"## {t['prereg_committed']}", "", f"{t['primary_list']}:",
-             *(f"{i}. {p}" for i, p in enumerate(r["primary"], 1)), ""]
+             *primary_list(r, t), ""]
     if r["fallback"]:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "",

@@ -37,3 +37,17 @@ def hold(results: str, checkout: str) -> IO:
     handle.write(f"the run of pid {os.getpid()} on {socket.gethostname()} from the checkout {checkout} (since {since})\n")
     handle.flush()
     return handle
+
+
+def held(results: str) -> bool:
+    """Whether a run holds `results` now (its main process, between its start and its end)."""
+    path = Path(results) / LOCK
+    if not path.exists():
+        return False
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
+from . import written
 from .errors import InputError
 
 
@@ -54,7 +55,15 @@ def run_logged(func: Callable[[], None], log: str | None) -> None:
 
 
 def snakemake_stage(smk, func: Callable[..., None]) -> None:
-    """Entry for `script:` files: func(input=..., output=..., params=..., threads=..., resources=...)."""
+    """Entry for `script:` files: func(input=..., output=..., params=..., threads=..., resources=...).
+    The files it reads are checked against what their producers wrote; what it writes is recorded."""
     log = smk.log[0] if len(smk.log) else None
-    run_logged(lambda: func(input=smk.input, output=smk.output, params=smk.params,
-                            threads=smk.threads, resources=smk.resources), log)
+    results = smk.config["results"]
+
+    def job() -> None:
+        written.verify(results, smk.input)
+        written.forget(results, smk.output)
+        func(input=smk.input, output=smk.output, params=smk.params, threads=smk.threads, resources=smk.resources)
+        written.record(results, smk.output, smk.rule)
+
+    run_logged(job, log)

@@ -24,6 +24,8 @@ WORDING = {
         "pairs_title": "Paired comparisons",
         "rule_title": "Decision rule (declared in the configuration before the run)",
         "primary_list": "Primary comparisons",
+        "no_primary": "none (`pairs.primary` is empty, or names no condition this run has): no comparison is "
+                      "primary, so this run gives no verdict.",
         "fallback": "A1 (the LLM context) is absent: no LLM backend is configured "
                     "(contexts.llm.backend), so the primary comparisons use {fallback} in place of A1.",
         "rule_text": "Difference = failure rate of B - failure rate of A. If the 95 % bootstrap interval of "
@@ -136,6 +138,8 @@ WORDING = {
         "pairs_title": "짝 비교",
         "rule_title": "판정 규칙 (실행 전에 설정 파일에 선언)",
         "primary_list": "주 비교",
+        "no_primary": "없다(`pairs.primary`가 비어 있거나 이 실행에 있는 조건을 하나도 적지 않았다): 주 비교가 "
+                      "없으므로 이 실행에는 판정이 없다.",
         "fallback": "A1(LLM 문맥)이 없다: LLM 백엔드가 설정되지 않아(contexts.llm.backend) 주 비교는 "
                     "A1 대신 {fallback}을 쓴다.",
         "rule_text": "차이 = B의 실패율 - A의 실패율. 차이의 95 % 부트스트랩 구간(재표본 {resamples:,}회, "
