@@ -1,10 +1,13 @@
-"""Paired statistics over per-question outcomes: pure functions over arrays."""
+"""Paired statistics over per-question outcomes: pure functions over arrays.
+
+scipy.stats is imported inside the functions that use it: the workflow imports this module
+while it is read, in every job, and importing scipy.stats takes 1.5 s of a core.
+"""
 from __future__ import annotations
 
 from math import comb, sqrt
 
 import numpy as np
-from scipy.stats import binom, norm
 
 
 def sign_test(only_a: int, only_b: int) -> float:
@@ -52,6 +55,7 @@ def holm(pvalues) -> list[float]:
 
 def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of the proportion k/n (no continuity correction)."""
+    from scipy.stats import norm
     if n == 0:
         return 0.0, 1.0
     z = float(norm.ppf(1 - (1 - level) / 2))
@@ -76,6 +80,7 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 
 def sign_test_critical(m, alpha: float = 0.05) -> np.ndarray:
     """c_m per m: the largest x whose sign test rejects at alpha (x <= c or x >= m - c); -1: none."""
+    from scipy.stats import binom
     m = np.atleast_1d(np.asarray(m, int))
     c = binom.ppf(alpha / 2, m, 0.5).astype(int)        # smallest x with P(X <= x) >= alpha/2
     c = np.where(2 * binom.cdf(c, m, 0.5) <= alpha * (1 + 1e-12), c, c - 1)
@@ -84,6 +89,7 @@ def sign_test_critical(m, alpha: float = 0.05) -> np.ndarray:
 
 def sign_test_power(m, pi: float, alpha: float = 0.05) -> np.ndarray:
     """P(the sign test on m discordant questions rejects at alpha | each goes one way with pi)."""
+    from scipy.stats import binom
     m = np.atleast_1d(np.asarray(m, int))
     c = sign_test_critical(m, alpha)
     power = binom.cdf(c, m, pi) + binom.sf(m - c - 1, m, pi)
@@ -92,6 +98,7 @@ def sign_test_power(m, pi: float, alpha: float = 0.05) -> np.ndarray:
 
 def paired_power(n: int, discordance: float, diff: float, alpha: float = 0.05) -> float:
     """Exact unconditional power of the sign test with n questions (see the comment above)."""
+    from scipy.stats import binom
     diff = abs(diff)
     if n <= 0 or discordance <= 0 or diff > discordance + 1e-12:
         return 0.0
@@ -107,6 +114,7 @@ def interval_power(n: int, discordance: float, diff: float, alpha: float = 0.05)
     -1 or 0, so the mean has variance (psi - delta^2) / N. The percentile bootstrap has no
     discreteness to pay for, so it rejects more often than the exact sign test at small N
     (benchmarks/bench_power.py). Independent questions, as for paired_power."""
+    from scipy.stats import norm
     diff = abs(diff)
     if n <= 0 or discordance <= 0 or diff > discordance + 1e-12:
         return 0.0
