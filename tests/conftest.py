@@ -13,6 +13,15 @@ from ctxret import prep
 from ctxret.settings import complete
 
 FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"
+# The files that take longest, longest first: `make test` hands whole files to its workers in
+# collection order, so these start first and no long file is left to run alone at the end.
+LONGEST_FIRST = ("test_bad_inputs.py", "test_slurm.py", "test_rerun.py", "test_workflow.py", "test_experiments.py",
+                 "test_report.py", "test_sharing.py", "test_chunkers.py", "test_search_depth.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture
