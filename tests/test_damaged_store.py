@@ -70,22 +70,23 @@ def _blocked(directory) -> None:
         (directory / f"{i:02x}").write_text("not a directory", encoding="utf-8")
 
 
-def _two_chunks(tmp_path):
+def _write_two_chunks(tmp_path, llm, store) -> None:
+    """A1 contexts of a two-chunk document into `tmp_path/out.jsonl`."""
     doc = {"slug": "d", "title": "제목", "body": "## 절\n\n첫째 문단이다.\n\n둘째 문단이다."}
     chunks = [{"chunk_id": f"0000{i}", "slug": "d", "title": "제목", "section": "절", "text": text}
               for i, text in enumerate(("첫째 문단이다.", "둘째 문단이다."))]
     params = SimpleNamespace(extra_sentence="", attempts=1, backoff_s=0, store=str(tmp_path / "store"))
-    return doc, chunks, params
+    write_document(tmp_path / "out.jsonl", "A1", doc, chunks, backend_for(llm),
+                   read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
 
 
 def test_an_answer_the_store_cannot_take_is_kept_pending_and_not_paid_again(tmp_path, fake_claude):
     llm, calls = fake_claude
     store = ContextStore(str(tmp_path / "store"))
     _blocked(store.answers.dir)
-    doc, chunks, params = _two_chunks(tmp_path)
-    prompt, out = read_prompt(ROOT / "config" / "context-prompt.txt"), tmp_path / "out.jsonl"
+    out = tmp_path / "out.jsonl"
     with pytest.raises(InputError) as e:
-        write_document(out, "A1", doc, chunks, backend_for(llm), prompt, params, store)
+        _write_two_chunks(tmp_path, llm, store)
     [kept] = store.pending.dir.rglob("*.json")
     assert re.fullmatch(rf"d chunk 00000: the paid answer could not be stored in {store.answers.dir}/\w\w/"
                         rf"{kept.stem}\.json \(File exists\); it is kept in {kept}, which the next run reads "
@@ -94,7 +95,7 @@ def test_an_answer_the_store_cannot_take_is_kept_pending_and_not_paid_again(tmp_
     paid = json.loads(kept.read_text(encoding="utf-8"))["context"]
     for blocker in store.answers.dir.iterdir():                           # the store repaired
         blocker.unlink()
-    write_document(out, "A1", doc, chunks, backend_for(llm), prompt, params, store)
+    _write_two_chunks(tmp_path, llm, store)
     assert len(calls()) == 2                                             # only the second chunk paid
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert records[0]["context"] == paid and store.answers.get(kept.stem)["context"] == paid
@@ -106,11 +107,9 @@ def test_an_answer_that_cannot_be_kept_anywhere_is_printed_in_the_log(tmp_path, 
     store = ContextStore(str(tmp_path / "store"))
     _blocked(store.answers.dir)
     _blocked(store.pending.dir)
-    doc, chunks, params = _two_chunks(tmp_path)
     with pytest.raises(InputError, match=r"d chunk 00000: the paid answer could not be stored in .*, nor kept in "
                                          rf"{store.pending.dir} \(File exists\): the answer is the line above"):
-        write_document(tmp_path / "out.jsonl", "A1", doc, chunks, backend_for(llm),
-                       read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
+        _write_two_chunks(tmp_path, llm, store)
     [line] = capsys.readouterr().err.splitlines()
     assert len(calls()) == 1 and json.loads(line)["context"]
 
@@ -120,9 +119,7 @@ def test_failed_attempts_the_store_cannot_record_are_one_line(tmp_path, fake_cla
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "empty:100")
     store = ContextStore(str(tmp_path / "store"))
     _blocked(store.failures.dir)
-    doc, chunks, params = _two_chunks(tmp_path)
     with pytest.raises(InputError, match=rf"store: the failed attempts could not be recorded in {store.failures.dir}/"
                                          r"\w\w/\w+\.json \(File exists\); repair the store and rerun"):
-        write_document(tmp_path / "out.jsonl", "A1", doc, chunks, backend_for(llm),
-                       read_prompt(ROOT / "config" / "context-prompt.txt"), params, store)
+        _write_two_chunks(tmp_path, llm, store)
     assert len(calls()) == 1 and not (tmp_path / "out.jsonl").exists()
