@@ -12,7 +12,7 @@ from .outcomes import Condition, Cutoffs, group_members, question_outcomes
 from .paired import LLM_VARIANT, compare, power_summary, verdict
 from .planning import kept_to_plan, question_hashes
 from .language import script_warning
-from .presentation import pairs_markdown, warning_lines
+from .presentation import log_warnings, pairs_markdown
 from .questionset import cluster_key_warning, cluster_of
 from .runs import read_run
 from .stats import holm
@@ -104,8 +104,7 @@ def run(input, output, params, **_) -> None:
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
                              "kept_to_plan": kept, "warnings": warnings, "comparisons": primaries + secondaries})
     write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, warnings))
-    for line in warning_lines(warnings, wording("en")):
-        print(f"warning: {line}")
+    log_warnings(warnings)
     if not primaries:
         print("no primary comparison (pairs.primary is empty, or names no condition this run has): no verdict")
     for c in primaries:

@@ -16,9 +16,8 @@ from .errors import InputError
 from .fileio import read_text, sha256_file, write_jsonl, write_text
 from .importers import corpus_files, read_corpus
 from .language import script_warning
-from .presentation import warning_lines
+from .presentation import log_warnings
 from .store import JsonStore, content_key
-from .wording import wording
 
 
 def read_slugs(path: Path) -> list[str]:
@@ -61,7 +60,8 @@ def kept_sizes(corpus: dict, store: str) -> dict[str, int]:
     checks) the corpus once, then remembers the answer in the store under the corpus files'
     names, sizes and times, so that every job (which parses the workflow again), rerun and dry
     run of an unchanged corpus of thousands of files skips the reading."""
-    files = [*corpus_files(corpus), *([str(frozen_path(corpus))] if frozen_path(corpus) else [])]
+    frozen = frozen_path(corpus)
+    files = [*corpus_files(corpus), *([str(frozen)] if frozen else [])]
     stats = [[f, st.st_size, st.st_mtime_ns] for f in files if (st := _stat(f))]
     cache, key = JsonStore(store, "corpus-sizes"), content_key(corpus=corpus, files=stats)
     found = cache.get(key)
@@ -112,9 +112,7 @@ def run(input, output, params, **_) -> None:
         if late:
             print(f"warning: {len(late)} documents are not in the frozen list {frozen} and are left out: "
                   f"{', '.join(late)} (append a slug to that file to include its document)")
-    for line in warning_lines(filter(None, [script_warning((d["body"] for d in keep), corpus["language"])]),
-                              wording("en")):
-        print(f"warning: {line}")
+    log_warnings([w for w in [script_warning((d["body"] for d in keep), corpus["language"])] if w])
     print(f"document length (chars) min {min(lengths):,}, median {statistics.median(lengths):,.0f}, "
           f"max {max(lengths):,}, sum {sum(lengths):,}")
     if frozen is not None:

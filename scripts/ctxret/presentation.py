@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .fileio import canonical_json
 from .tables import markdown_table
+from .wording import wording
 
 
 def _count(c: dict) -> str:
@@ -116,6 +117,12 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
 def warning_lines(warnings: list[dict], t: dict) -> list[str]:
     """Settings that are legal but surprising ({kind, ...}: sample, language, cluster_key), in words."""
     return [t[f"warn_{w['kind']}"].format(**w) for w in warnings]
+
+
+def log_warnings(warnings: list[dict]) -> None:
+    """The warnings as a stage's log prints them: a `warning:` line each, in English."""
+    for line in warning_lines(warnings, wording("en")):
+        print(f"warning: {line}")
 
 
 def primary_list(r: dict, t: dict) -> list[str]:

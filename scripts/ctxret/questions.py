@@ -13,9 +13,8 @@ from pathlib import Path
 
 from .fileio import sha256_file, write_json, write_text
 from .importers import set_files
-from .presentation import warning_lines
+from .presentation import log_warnings
 from .questionset import canonical_lines, content_sha256, gold_kind, load_question_sets
-from .wording import wording
 
 
 def file_record(path: str) -> dict:
@@ -58,5 +57,4 @@ def run(input, output, params, **_) -> None:
               f"content sha256 {r['content_sha256']}")
         for line in r["report"]:
             print(f"  {line}")
-        for line in warning_lines(r.get("warnings", []), wording("en")):
-            print(f"warning: {line}")
+        log_warnings(r.get("warnings", []))
