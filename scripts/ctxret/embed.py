@@ -11,11 +11,10 @@ not store (none, after a full run) it computes itself.
 from __future__ import annotations
 
 import hashlib
-from itertools import islice
 
 import numpy as np
 
-from .fileio import atomic_path, iter_jsonl, read_json, read_jsonl, write_json, write_npy
+from .fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
 from .models import Kind
 from .vectors import TextsDigest, embed_texts, sidecar
 
@@ -69,18 +68,12 @@ def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list
     return matrix, computed, ident.get("precision", "fp32")
 
 
-def blocks_of(rows, size: int):
-    while block := list(islice(rows, size)):
-        yield block
-
-
 def run_chunks(input, output, params, threads=1, **_) -> None:
     count = sum(1 for _ in iter_jsonl(input.variant))
     ids, digest, distinct, computed = [], TextsDigest(), set(), 0
     with atomic_path(output.npy) as tmp:
         matrix = None
-        rows = (r for _, r in iter_jsonl(input.variant))
-        for block in blocks_of(rows, ASSEMBLY_ROWS) if count else [[]]:
+        for block in jsonl_blocks(input.variant, ASSEMBLY_ROWS) if count else [[]]:
             texts = [r["text"] for r in block]
             vectors, now, ident = embed_texts(texts, "passage", dict(params.model), params.store, threads,
                                               int(params.flush_every), bool(params.offline))

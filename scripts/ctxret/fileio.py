@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -96,6 +97,13 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
                 yield lineno, obj
         except OSError as e:
             raise _read_problem(path, e) from None
+
+
+def jsonl_blocks(path: str | os.PathLike, size: int) -> Iterator[list[dict]]:
+    """The objects of a JSON Lines file, `size` at a time (the last block may be shorter)."""
+    objects = (obj for _, obj in iter_jsonl(path))
+    while block := list(islice(objects, size)):
+        yield block
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

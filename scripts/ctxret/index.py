@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from itertools import islice
 from pathlib import Path
 
 import numpy as np
 
 from .bm25 import build_index, make_tokenizer
 from .errors import InputError
-from .fileio import atomic_path, canonical_json, iter_jsonl, sha256_file, sha256_text, write_json, write_text
+from .fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
+                     write_text)
 from .qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
 
 BATCH = 512          # points sent to the engine at a time
@@ -60,9 +60,9 @@ class VariantTokens:
         self.variant, self.tokenizer, self.store, self.analysed = variant, tokenizer, store, 0
 
     def __iter__(self):
-        texts, analysed = (r["text"] for _, r in iter_jsonl(self.variant)), 0
-        while block := list(islice(texts, TOKEN_BLOCK)):
-            tokens, now = self.tokenizer.cached_many(block, self.store)
+        analysed = 0
+        for block in jsonl_blocks(self.variant, TOKEN_BLOCK):
+            tokens, now = self.tokenizer.cached_many([r["text"] for r in block], self.store)
             analysed += now
             yield from tokens
         self.analysed = self.analysed or analysed   # the first reading's (a second finds them stored)
