@@ -27,6 +27,6 @@ onstart:
 
 rule all:
     input:
-        final_outputs(),
+        P.final_outputs(),
         f"{R}/manifest.tsv",
         DAMAGED,

@@ -6,9 +6,9 @@ rule chunking:
     input:
         docs=f"{R}/docs.jsonl",
         questions=QUESTIONS,
-        chunks=[f"{R}/chunks{chunk_tag(c)}.jsonl" for c in [CHUNKER, *COMPARED]],
-        gold=[f"{R}/gold{chunk_tag(c)}.json" for c in [CHUNKER, *COMPARED]],
-        runs=[run_file(r, s["variant"]) for s in chunking_strategies() for r in s["retrievers"]],
+        chunks=[P.chunks_file(c.name) for c in P.chunkers],
+        gold=[f"{R}/gold{c.tag}.json" for c in P.chunkers],
+        runs=[P.run_file(r, s["variant"]) for s in P.chunking_strategies() for r in s["retrievers"]],
     output:
         md=f"{R}/chunking.md",
         json=f"{R}/chunking.json",
@@ -19,8 +19,8 @@ rule chunking:
     conda:
         "../envs/report.yaml"
     params:
-        strategies=chunking_strategies(),
-        sets=GROUPS[MAIN_GROUP],
+        strategies=P.chunking_strategies(),
+        sets=config["questions"]["groups"][config["score"]["main_group"]],
         k=config["score"]["ks"][0],
         mrr_k=config["score"]["mrr_k"],
         cluster_key=config["questions"]["cluster_key"],

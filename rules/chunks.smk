@@ -8,12 +8,12 @@ rule chunks:
         f"{R}/logs/chunks{{tag}}.log",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: MODELS[chunker_model(chunker_of(wc.tag))]["threads"] if chunker_model(chunker_of(wc.tag)) else 1
+    threads: lambda wc: P.models[P.chunker_tagged(wc.tag).model]["threads"] if P.chunker_tagged(wc.tag).model else 1
     params:
-        chunker=lambda wc: chunker_of(wc.tag),
-        format=CORPUS["format"],
-        settings=lambda wc: chunker_settings(chunker_of(wc.tag)),
-        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
+        chunker=lambda wc: P.chunker_tagged(wc.tag).name,
+        format=config["corpus"]["format"],
+        settings=lambda wc: P.chunker_tagged(wc.tag).settings,
+        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
         store=STORE,
         offline=config["offline"],
     script:
@@ -22,8 +22,8 @@ rule chunks:
 
 rule variant:
     input:
-        chunks=lambda wc: f"{R}/chunks{chunk_tag(variant_chunker(wc.variant))}.jsonl",
-        contexts=lambda wc: context_files(wc.variant) if wc.variant in CONTEXT_VARIANTS else [],
+        chunks=lambda wc: P.chunks_file(P.variant(wc.variant).chunker),
+        contexts=lambda wc: P.context_files(wc.variant, KEPT_SLUGS) if wc.variant in P.context_variants else [],
     output:
         variant=f"{R}/var-{{variant}}.jsonl",
     log:
@@ -32,6 +32,7 @@ rule variant:
         "../envs/data.yaml"
     params:
         variant="{variant}",
-        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
+        base=lambda wc: P.variant(wc.variant).base,
+        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
     script:
         "../scripts/variants.py"

@@ -40,7 +40,7 @@ rule contexts:
     params:
         **context_params(
             "{cvar}",
-            lambda wc: CONTEXT_VARIANTS[wc.cvar],
+            lambda wc: P.context_variants[wc.cvar],
             config["contexts"]["attempts"],
             config["contexts"]["backoff_s"],
         ),
@@ -57,15 +57,15 @@ rule contexts_free:
         chunks=f"{R}/chunks.jsonl",
         template=PROMPT,
     output:
-        context_files("X1"),
+        P.context_files("X1", KEPT_SLUGS),
     log:
         f"{R}/logs/ctx/X1.log",
     conda:
         "../envs/embed.yaml"
     params:
-        **context_params("X1", FREE_CONTEXT, attempts=1, backoff_s=0),
-        models={m: model_settings(m) for m in models_for("X1")},
-        t1_template=lambda wc: T1_TEMPLATE,  # braces: a function, or Snakemake reads them as wildcards
+        **context_params("X1", P.context_variants.get("X1"), attempts=1, backoff_s=0),
+        models={m: P.model_settings(m) for m in P.models_for("X1")} if "X1" in P.context_variants else {},
+        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
         offline=config["offline"],
     script:
         "../scripts/contexts_free.py"
@@ -74,7 +74,7 @@ rule contexts_free:
 # The ledger; for A1 beside the estimate made before the run.
 rule ctx_stats:
     input:
-        contexts=lambda wc: context_files(wc.cvar),
+        contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
         chunks=f"{R}/chunks.jsonl",
         prices=PRICES,
         estimate=lambda wc: [f"{R}/ctx/{wc.cvar}/estimate.json"] if wc.cvar == "A1" else [],
@@ -103,8 +103,8 @@ rule ctx_estimate:
     conda:
         "../envs/contexts.yaml"
     params:
-        llm=lambda wc: CONTEXT_VARIANTS[wc.cvar],
-        extra_sentence=EXTRA_SENTENCE,
+        llm=lambda wc: P.context_variants[wc.cvar],
+        extra_sentence=config["contexts"]["extra_sentence"],
         output_tokens=config["contexts"]["expected_output_tokens"],
     script:
         "../scripts/ctx_estimate.py"
@@ -112,7 +112,7 @@ rule ctx_estimate:
 
 rule ctx_ctxlen:
     input:
-        contexts=lambda wc: context_files(wc.cvar),
+        contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
         questions=QUESTIONS,
     output:
         json=f"{R}/ctx/{{cvar}}/ctxlen.json",
@@ -122,13 +122,13 @@ rule ctx_ctxlen:
         "../envs/embed.yaml"
     params:
         variant="{cvar}",
-        models={m: model_settings(m) for m in MODELS},
+        models={m: P.model_settings(m) for m in P.models},
         offline=config["offline"],
-        language=LANGUAGE,
+        language=config["corpus"]["language"],
     script:
         "../scripts/ctx_ctxlen.py"
 
 
 rule estimate:
     input:
-        [f"{R}/ctx/{v}/estimate.json" for v in CONTEXT_VARIANTS if v == "A1"],
+        [f"{R}/ctx/{v}/estimate.json" for v in P.context_variants if v == "A1"],

@@ -13,7 +13,7 @@ rule embed_shard:
         shard=r"\d+",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: MODELS[wc.model]["threads"]
+    threads: lambda wc: P.models[wc.model]["threads"]
     params:
         **embedding_params(),
         variant="{variant}",
@@ -51,7 +51,7 @@ rule embed_questions:
         f"{R}/logs/embed-q-{{model}}.log",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: MODELS[wc.model]["threads"]
+    threads: lambda wc: P.models[wc.model]["threads"]
     params:
         **embedding_params(),
     script:

@@ -1,7 +1,7 @@
 rule index:
     input:
         variant=f"{R}/var-{{variant}}.jsonl",
-        emb=lambda wc: [f"{R}/emb/{wc.variant}-{m}.npy" for m in models_for(wc.variant)],
+        emb=lambda wc: [f"{R}/emb/{wc.variant}-{m}.npy" for m in P.models_for(wc.variant)],
     output:
         manifest=f"{R}/index/v_{{variant}}.json",
         vocab=f"{R}/index/bm25-{{variant}}.json",
@@ -13,10 +13,10 @@ rule index:
     threads: config["bm25"]["threads"]
     params:
         variant="{variant}",
-        models=lambda wc: models_for(wc.variant),
-        bm25=BM25,
+        models=lambda wc: P.models_for(wc.variant),
+        bm25=config["bm25"],
         search={k: config["search"][k] for k in ("exact", "hnsw")},  # not top_k: a cut reruns no index
-        qdrant_path=lambda wc: qdrant_path(wc.variant),
+        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
         store=STORE,

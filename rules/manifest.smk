@@ -1,7 +1,7 @@
 rule manifest:
     input:
-        intermediate_outputs(),
-        final_outputs(),
+        P.intermediate_outputs(),
+        P.final_outputs(),
     output:
         manifest=f"{R}/manifest.tsv",
     log:

@@ -21,13 +21,13 @@ rule plan:
         llm_workers_planned=llm_workers(),
     params:
         plan={
-            "primary": PRIMARY,
-            "dense": DENSE,
-            "fallback_used": FALLBACK_USED,
+            "primary": P.primary,
+            "dense": P.dense,
+            "fallback_used": P.fallback_used,
             "fallback_variant": config["pairs"]["fallback_variant"],
             **{key: config["pairs"][key] for key in ("alpha", "power", "seed", "resamples", "planning_diffs")},
             "cluster_key": config["questions"]["cluster_key"],
-            "groups": GROUPS,
+            "groups": config["questions"]["groups"],
             "mrr_k": config["score"]["mrr_k"],
             "doc_k": config["score"]["doc_k"],
             "secondary": {
@@ -35,8 +35,8 @@ rule plan:
                 "ks": config["score"]["ks"],
                 "correction": "holm",
             },
-            "secondary_comparisons": comparisons(),
-            "free_conditions": [f"{r}:{v}" for r, v in CONDITIONS if v != "A1"],
+            "secondary_comparisons": P.comparisons(),
+            "free_conditions": [c.name for c in P.conditions if c.variant.name != "A1"],
             "language": config["report"]["language"],
             "seconds_per_call": config["contexts"]["seconds_per_call"],
             "corpus": CORPUS,
@@ -55,8 +55,12 @@ rule preregister:
         sets=ancient(f"{R}/question-sets.json"),
         gold=ancient(f"{R}/gold.json"),
         # the deep runs (their first search.top_k are the scored ones): cut_runs also cuts A1's runs
-        runs=[ancient(run_file(r, v) if r.startswith("r-") else deep_run(r, v)) for r, v in CONDITIONS if v != "A1"],
-        estimate=[ancient(f"{R}/ctx/A1/estimate.json")] if "A1" in CONTEXT_VARIANTS else [],
+        runs=[
+            ancient((P.run_file if c.retriever.kind == "reranked" else P.deep_run)(c.retriever.name, c.variant.name))
+            for c in P.conditions
+            if c.variant.name != "A1"
+        ],
+        estimate=[ancient(f"{R}/ctx/A1/estimate.json")] if "A1" in P.context_variants else [],
     output:
         json=f"{R}/preregistration.json",
         md=f"{R}/preregistration.md",

@@ -15,6 +15,8 @@ rule plots:
         f"{R}/logs/plots.log",
     conda:
         "../envs/report.yaml"
+    params:
+        kinds={name: r.kind for name, r in P.retrievers.items()},  # dense, bm25, hybrid or reranked
     script:
         "../scripts/plots.py"
 
@@ -25,7 +27,7 @@ rule summary:
         pairs=f"{R}/pairs.json",
         failure=f"{R}/report/failure.png",
         pairs_plot=f"{R}/report/pairs.png",
-        ledgers=[f"{R}/ctx/{v}/stats.json" for v in CONTEXT_VARIANTS],
+        ledgers=[f"{R}/ctx/{v}/stats.json" for v in P.context_variants],
         tokens=f"{R}/tokens.json",
     output:
         html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),
@@ -34,7 +36,7 @@ rule summary:
     conda:
         "../envs/report.yaml"
     params:
-        ledger_variants=list(CONTEXT_VARIANTS),
+        ledger_variants=list(P.context_variants),
         language=config["report"]["language"],
     script:
         "../scripts/summary.py"

@@ -2,27 +2,27 @@ rule score:
     input:
         gold=f"{R}/gold.json",
         chunks=f"{R}/chunks.jsonl",
-        runs=[run_file(r, v) for r, v in CONDITIONS],
+        runs=[P.run_file(r, v) for r, v in names_of(P.conditions)],
     output:
         md=f"{R}/score.md",
         json=f"{R}/score.json",
         parquet=f"{R}/score.parquet",
         qrels=f"{R}/runs/qrels.txt",
-        doc_runs=[f"{R}/runs/doc/{r}-{v}.trec" for r, v in CONDITIONS],
+        doc_runs=[f"{R}/runs/doc/{r}-{v}.trec" for r, v in names_of(P.conditions)],
         doc_qrels=f"{R}/runs/doc/qrels.txt",
     log:
         f"{R}/logs/score.log",
     conda:
         "../envs/report.yaml"
     params:
-        conditions=CONDITIONS,
-        groups=GROUPS,
+        conditions=names_of(P.conditions),
+        groups=config["questions"]["groups"],
         ks=config["score"]["ks"],
         mrr_k=config["score"]["mrr_k"],
         doc_k=config["score"]["doc_k"],
         ndcg_k=config["score"]["ndcg_k"],
-        r_k=config["score"]["r_k"] if TOP_K >= config["score"]["r_k"] else None,
-        main_group=MAIN_GROUP,
+        r_k=config["score"]["r_k"] if P.top_k >= config["score"]["r_k"] else None,
+        main_group=config["score"]["main_group"],
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],
     script:

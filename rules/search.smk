@@ -6,7 +6,7 @@ rule search_dense:
         qemb=f"{R}/emb/q-{{model}}.npy",
         qmeta=f"{R}/emb/q-{{model}}.json",
     output:
-        run=deep_run("{model}", "{variant}"),
+        run=P.deep_run("{model}", "{variant}"),
         trec=f"{R}/runs/deep/{{model}}-{{variant}}.trec",
     log:
         f"{R}/logs/search-{{model}}-{{variant}}.log",
@@ -15,9 +15,9 @@ rule search_dense:
     params:
         name="{model}:{variant}",
         model="{model}",
-        k=SEARCH_DEPTH,
+        depth=P.search_depth,
         recall_sample=config["search"]["recall_sample"],
-        qdrant_path=lambda wc: qdrant_path(wc.variant),
+        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
@@ -31,7 +31,7 @@ rule search_bm25:
         matrix=f"{R}/index/bm25-{{variant}}.npz",
         questions=QUESTIONS,
     output:
-        run=deep_run("bm25", "{variant}"),
+        run=P.deep_run("bm25", "{variant}"),
         trec=f"{R}/runs/deep/bm25-{{variant}}.trec",
     log:
         f"{R}/logs/search-bm25-{{variant}}.log",
@@ -39,8 +39,8 @@ rule search_bm25:
         "../envs/search.yaml"
     params:
         name="bm25:{variant}",
-        k=SEARCH_DEPTH,
-        qdrant_path=lambda wc: qdrant_path(wc.variant),
+        depth=P.search_depth,
+        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
@@ -49,10 +49,10 @@ rule search_bm25:
 
 rule fuse:
     input:
-        dense=lambda wc: deep_run(HYBRIDS[wc.hybrid][0], wc.variant),
-        bm25=deep_run("bm25", "{variant}"),
+        dense=lambda wc: P.deep_run(P.hybrids[wc.hybrid].model, wc.variant),
+        bm25=P.deep_run("bm25", "{variant}"),
     output:
-        run=deep_run("{hybrid}", "{variant}"),
+        run=P.deep_run("{hybrid}", "{variant}"),
         trec=f"{R}/runs/deep/{{hybrid}}-{{variant}}.trec",
     log:
         f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
@@ -60,26 +60,28 @@ rule fuse:
         "../envs/search.yaml"
     params:
         name="{hybrid}:{variant}",
-        preset=lambda wc: HYBRIDS[wc.hybrid][1],
-        fusion=lambda wc: config["fusion"]["presets"][HYBRIDS[wc.hybrid][1]],
-        k=SEARCH_DEPTH,
-        depth=lambda wc: fusion_depth(HYBRIDS[wc.hybrid][1]),
+        preset=lambda wc: P.hybrids[wc.hybrid].preset,
+        fusion=lambda wc: config["fusion"]["presets"][P.hybrids[wc.hybrid].preset],
+        depth=P.search_depth,
+        fusion_depth=lambda wc: P.fusion_depth(P.hybrids[wc.hybrid].preset),
     script:
         "../scripts/fuse.py"
 
 
-CUT = [(r, v) for r, v in [*CONDITIONS, *COMPARED_CONDITIONS] if not r.startswith("r-")]  # rerank cuts its own
+CUT = names_of(
+    c for c in [*P.conditions, *P.compared_conditions] if c.retriever.kind != "reranked"
+)  # rerank cuts its own
 
 
 rule cut_runs:
     """The scored runs: the first `search.top_k` of each deep run (scores and order kept). One job
     for all: each is a few milliseconds, a job's start-up is seconds."""
     input:
-        deep=[deep_run(r, v) for r, v in CUT],
-        chunks=[f"{R}/chunks{chunk_tag(variant_chunker(v))}.jsonl" for r, v in CUT],
+        deep=[P.deep_run(r, v) for r, v in CUT],
+        chunks=[P.chunks_file(P.variant(v).chunker) for r, v in CUT],
     output:
-        runs=[run_file(r, v) for r, v in CUT],
-        trecs=[run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
+        runs=[P.run_file(r, v) for r, v in CUT],
+        trecs=[P.run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
     log:
         f"{R}/logs/cut-runs.log",
     localrule: True
@@ -87,16 +89,16 @@ rule cut_runs:
         "../envs/search.yaml"
     params:
         names=[f"{r}:{v}" for r, v in CUT],
-        k=TOP_K,
+        top_k=P.top_k,
     script:
         "../scripts/cut_runs.py"
 
 
 rule rerank:
     input:
-        run=deep_run("{base}", "{variant}"),
+        run=P.deep_run("{base}", "{variant}"),
         variant=f"{R}/var-{{variant}}.jsonl",
-        chunks=lambda wc: f"{R}/chunks{chunk_tag(variant_chunker(wc.variant))}.jsonl",
+        chunks=lambda wc: P.chunks_file(P.variant(wc.variant).chunker),
         questions=QUESTIONS,
     output:
         run=f"{R}/runs/r-{{base}}-{{variant}}.jsonl",
@@ -109,7 +111,7 @@ rule rerank:
     params:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
-        k=TOP_K,
+        top_k=P.top_k,
         store=STORE,
         offline=config["offline"],
     script:

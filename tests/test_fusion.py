@@ -54,6 +54,6 @@ def test_the_fuse_stage_reads_its_depth_from_each_list_and_logs_it(tmp_path, cap
     out = SimpleNamespace(run=str(tmp_path / "h.jsonl"), trec=str(tmp_path / "h.trec"))
     preset = {"k": 2, "rank_base": 0, "depth": 20, "weights": {"dense": 1.0, "bm25": 1.0}}
     run_fuse(input=SimpleNamespace(**paths), output=out,
-             params=SimpleNamespace(fusion=preset, depth=100, k=100, name="he5:T1", preset="reference"))
+             params=SimpleNamespace(fusion=preset, fusion_depth=100, depth=100, name="he5:T1", preset="reference"))
     assert len(read_run(out.run)["q"]) == 100       # 100 read from each list, not the preset's 20
     assert "the top 100 of each list fused" in capsys.readouterr().out

@@ -58,7 +58,7 @@ def workflow(tmp: Path, corpus: dict, sets: dict, chunker: str, ranked: dict[str
         for q, names in ranked.items()])
     run, trec = str(tmp / "runs" / "bm25-T1.jsonl"), str(tmp / "runs" / "bm25-T1.trec")
     cut.run(input=SimpleNamespace(deep=[str(deep)], chunks=[chunk_path]),
-            output=SimpleNamespace(runs=[run], trecs=[trec]), params=SimpleNamespace(names=["bm25:T1"], k=20))
+            output=SimpleNamespace(runs=[run], trecs=[trec]), params=SimpleNamespace(names=["bm25:T1"], top_k=20))
     (set_name,) = sets
     s_out = SimpleNamespace(md=str(tmp / "score.md"), json=str(tmp / "score.json"), parquet=str(tmp / "score.parquet"),
                             qrels=str(tmp / "runs" / "qrels.txt"), doc_runs=[str(tmp / "runs" / "doc" / "bm25-T1.trec")],

@@ -17,7 +17,7 @@ from conftest import FAKE_CLAUDE, read_lines, write_lines
 from ctxret.fileio import sha256_file
 from ctxret.store import PackStore
 from fakes import live_fake_claudes
-from workflow import claude_calls, claude_env, mini_config, own_workdir, snakemake, snakemake_call
+from workflow import claude_calls, claude_env, mini_config, snakemake, snakemake_call
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 # one text a batch and a store flush after each, so a kill lands between flushed batches
@@ -57,7 +57,7 @@ def base(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rerun")
     config = config_for(tmp)
     def run():
-        return snakemake(config, env=claude_env(tmp), workdir=own_workdir(tmp))
+        return snakemake(config, env=claude_env(tmp))
     run()
     return SimpleNamespace(tmp=tmp, config=config, results=tmp / "results", questions=tmp / "corpus" / "questions",
                            run=run)
@@ -139,7 +139,7 @@ def test_editing_one_document_asks_and_embeds_only_its_chunks(base, document_edi
 # ---- kill -9 of the run, then the documented resume --------------------------------------
 
 def start(config: Path, *args: str, env: dict) -> subprocess.Popen:
-    cmd, full_env, cwd = snakemake_call(config, *args, env=env, workdir=own_workdir(config.parent))
+    cmd, full_env, cwd = snakemake_call(config, *args, env=env)
     return subprocess.Popen(cmd, cwd=cwd, env=full_env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -162,7 +162,7 @@ def wait_for(proc: subprocess.Popen, condition, timeout_s: float = 300) -> None:
 
 def resume(config: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
     """The README's resume command, as written: `python -m ctxret.resume <the run's arguments>`."""
-    cmd, full_env, cwd = snakemake_call(config, *args, env=env, workdir=own_workdir(config.parent))
+    cmd, full_env, cwd = snakemake_call(config, *args, env=env)
     return subprocess.run([sys.executable, "-m", "ctxret.resume", *cmd[1:]], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=900)
 

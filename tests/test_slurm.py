@@ -22,11 +22,11 @@ import pytest
 import yaml
 
 from conftest import FAKE_CLAUDE
-from workflow import ROOT, mini_config, snakemake
+from workflow import ROOT, mini_config, own_workdir, snakemake
 
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
 # every job pays a Snakemake start-up (~4 CPU-s) on a 2-core node: poll each second, not each 10
-PROFILE = ("--profile", "profiles/slurm", "--seconds-between-status-checks", "1", "--resources", "llm_workers=1")
+PROFILE = ("--profile", str(ROOT / "profiles" / "slurm"), "--seconds-between-status-checks", "1", "--resources", "llm_workers=1")
 # results that do not depend on when or where a job ran; left out: ctx/*/docs/*.jsonl, ctx/A1/*.json
 # and ctx/*/stats.json (start/end times, session ids), emb/*.npy (floating point may differ with
 # the thread count), index/ (Qdrant files), manifest.tsv (hashes the timestamped files), logs/
@@ -165,7 +165,7 @@ def runs(request, tmp_path_factory):
     local_config.write_text(yaml.safe_dump(local, allow_unicode=True), encoding="utf-8")
     local_env = {"FAKE_CLAUDE_LOG": str(tmp / "local" / "claude-calls.jsonl"),
                  "FAKE_CLAUDE_STATE": str(tmp / "local" / "claude-state")}
-    local_run = Background(snakemake, local_config, env=local_env)
+    local_run = Background(snakemake, local_config, env=local_env, workdir=own_workdir(tmp / "local"))
 
     slurm_up(request)
     t_up = time.monotonic()

@@ -161,7 +161,7 @@ def test_the_failure_plot_draws_zero_and_all_failures_for_every_n_to_500(tmp_pat
     results = [{"group": "HP", "condition": f"{k}/{n}", "retriever": "e5",
                 "summary": {"fail@5": {"n": k, "N": n, "rate": k / n}}}
                for n in range(1, 501) for k in (0, n)]
-    points = failure_points({"results": results}, "HP", 5)
+    points = failure_points({"results": results}, "HP", 5, {"e5": "dense"})
     assert len(points) == 1000
     for p in points:                                   # matplotlib refuses a negative error bar
         assert 0.0 <= p["lo"] <= p["rate"] <= p["hi"] <= 1.0

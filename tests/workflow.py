@@ -42,7 +42,7 @@ def own_workdir(tmp: Path) -> Path:
     """A working directory with its own .snakemake (locks, metadata): `--unlock` there leaves
     other runs alone. Its `config` links to the repository's (prompt, prices, defaults)."""
     workdir = tmp / "workdir"
-    workdir.mkdir(exist_ok=True)
+    workdir.mkdir(parents=True, exist_ok=True)
     if not (workdir / "config").exists():
         (workdir / "config").symlink_to(ROOT / "config")
     return workdir
@@ -50,14 +50,14 @@ def own_workdir(tmp: Path) -> Path:
 
 def snakemake_call(config: Path, *args: str, env: dict | None = None,
                    workdir: Path | None = None) -> tuple[list[str], dict, Path]:
-    """(command, environment, working directory) of a workflow run, from the repository root
-    unless `workdir` is given; `env` adds variables (the venv's bin leads PATH, so the fake
+    """(command, environment, working directory) of a workflow run, from `workdir` or else the
+    config's own (own_workdir: Snakemake deletes .snakemake/locks as a run ends, so runs sharing
+    one working directory race); `env` adds variables (the venv's bin leads PATH, so the fake
     claude's `#!/usr/bin/env python3` finds this interpreter)."""
-    cmd = [SNAKEMAKE, "--cores", "2", *args, "--configfile", str(config)]  # targets may lead `args`
-    if workdir:
-        cmd[1:1] = ["--snakefile", str(ROOT / "Snakefile")]
+    cmd = [SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--cores", "2", *args,
+           "--configfile", str(config)]  # targets may lead `args`
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    return cmd, {**os.environ, "PATH": path, **(env or {})}, workdir or ROOT
+    return cmd, {**os.environ, "PATH": path, **(env or {})}, workdir or own_workdir(config.parent)
 
 
 def snakemake(config: Path, *args: str, check: bool = True, env: dict | None = None,

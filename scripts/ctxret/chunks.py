@@ -13,8 +13,7 @@ import statistics
 import time
 from collections import Counter
 
-from .chunkers import NEEDS_MODEL, Tools, spans
-from .chunkers.paragraph import long_paragraphs
+from .chunkers import CHUNKERS, Tools, spans
 from .chunktext import t0_text, t1_text
 from .documents import units_of
 from .fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
@@ -29,9 +28,9 @@ def covered_units(units: list[dict], start: int, end: int) -> tuple[str, list[st
     return best[1], [uid for _, uid in overlap]
 
 
-def chunk_corpus(docs: list[dict], settings: dict, chunker: str = "paragraph", tools: Tools | None = None) -> list[dict]:
+def chunk_corpus(docs: list[dict], settings: dict, chunker: str, tools: Tools | None = None) -> list[dict]:
     """Chunks of every document, numbered in order; ids are stable for a given docs.jsonl.
-    `settings` holds what the chunker reads (paragraph: max_chars)."""
+    `settings` holds what the chunker reads (its own section of chunking, and its model's)."""
     cut = [(doc, span) for doc in docs for span in spans(doc, chunker, settings, tools or Tools())]
     width = max(5, len(str(len(cut) - 1)))
     units = {doc["slug"]: units_of(doc) for doc in docs}
@@ -89,10 +88,11 @@ def identical_texts(chunks: list[dict]) -> list[list[str]]:
 
 def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
     """Token counts (recursive) or sentence vectors (semantic) from the configured model slot."""
-    if chunker not in NEEDS_MODEL:
+    needs = CHUNKERS[chunker].needs
+    if needs is None:
         return Tools()
     model = dict(settings["model"])
-    if chunker == "recursive":
+    if needs == "tokens":
         from .models import load_tokenizer
         counter = load_tokenizer(model, bool(params.offline))
         return Tools(count_tokens=lambda texts: counter.token_counts(texts, "passage"))
@@ -116,17 +116,15 @@ def run(input, output, params, threads=1, **_) -> None:
           f"T1 mean {statistics.mean(t1):.0f} chars, T0 mean {statistics.mean(t0):.0f} chars")
     print(f"chunks per document min {min(per_doc)}, median {statistics.median(per_doc):g}, "
           f"max {max(per_doc)}; chunks covering more than one unit {sum(1 for c in chunks if len(c['units']) > 1)}")
-    if params.chunker == "paragraph":
-        long = {d["slug"]: long_paragraphs(d["body"], int(settings["max_chars"])) for d in docs}
-        print(f"paragraphs longer than {settings['max_chars']} chars, split at sentence ends: "
-              f"{sum(long.values())} (in {sum(1 for n in long.values() if n)} documents)")
+    for line in CHUNKERS[params.chunker].notes(docs, settings) if CHUNKERS[params.chunker].notes else []:
+        print(line)
     split = split_records(docs, counts) if params.format in WHOLE_RECORDS else []
     if split:
         longest = max(d["chars"] for d in split)
         print(f"warning: {len(split)} of {len(docs)} {params.format} records are split into several chunks "
               f"(the longest has {longest:,} characters): a hit is then any of a gold document's chunks, not "
               f"the record as the benchmark judges it; for document-level figures set chunking.chunker: "
-              f"document, or chunking.max_chars above {longest:,}")
+              f"document, or chunking.paragraph.max_chars above {longest:,}")
     print(f"chunks whose T0 is empty (body only a heading line) {sum(1 for n in t0 if n == 0)}")
     same = identical_texts(chunks)
     print(f"chunks with the same text as another chunk {sum(map(len, same))} in {len(same)} groups"

@@ -7,7 +7,7 @@ from .runs import chunk_names, write_run
 
 
 def run(input, output, params, **_) -> None:
-    k = int(params.k)
+    k = int(params.top_k)
     names = {path: chunk_names(read_jsonl(path)) for path in dict.fromkeys(input.chunks)}
     for name, deep, chunks, scored, trec in zip(params.names, input.deep, input.chunks, output.runs, output.trecs,
                                                 strict=True):

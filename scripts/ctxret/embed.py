@@ -1,7 +1,7 @@
 """embed: a variant's chunk texts, or the questions, as vectors (ctxret.vectors).
 
 A variant's chunks are embedded in shards, each one job: a shard is a fixed group of documents
-(`plan_shards`), and it embeds, into the content-addressed store, the distinct texts whose first
+(`ctxret.plan.shards_of`), and it embeds, into the content-addressed store, the distinct texts whose first
 occurrence in the variant is in one of its documents, so concurrent shards never compute the
 same text. `run_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
 of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256), a block
@@ -19,22 +19,6 @@ from .models import Kind
 from .vectors import TextsDigest, embed_texts, sidecar
 
 ASSEMBLY_ROWS = 8192  # rows looked up in the store and written at a time
-
-
-def plan_shards(sizes: dict[str, int], chars_per_text: int, shard_texts: int) -> list[list[str]]:
-    """The documents of each embedding shard: consecutive documents (corpus order) up to about
-    `shard_texts` texts, a document counting its characters / `chars_per_text` (at least one).
-    An edited document moves no document before it to another shard."""
-    shards: list[list[str]] = [[]]
-    texts = 0
-    for slug, chars in sizes.items():
-        n = max(1, -(-chars // chars_per_text))
-        if shards[-1] and texts + n > shard_texts:
-            shards.append([])
-            texts = 0
-        shards[-1].append(slug)
-        texts += n
-    return shards
 
 
 def owned_texts(rows, slugs: set[str]) -> list[str]:

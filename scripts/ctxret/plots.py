@@ -6,14 +6,15 @@ from .fileio import read_json
 from .stats import wilson_interval
 
 
-def failure_points(score: dict, group: str, k: int) -> list[dict]:
-    """Per condition of `group`: failure rate@k and its Wilson 95 % interval."""
+def failure_points(score: dict, group: str, k: int, kinds: dict[str, str]) -> list[dict]:
+    """Per condition of `group`: failure rate@k and its Wilson 95 % interval; `kinds` names each
+    retriever's kind (dense, bm25, hybrid, reranked)."""
     out = []
     for r in score["results"]:
         if r["group"] == group:
             f = r["summary"][f"fail@{k}"]
             lo, hi = wilson_interval(f["n"], f["N"])
-            out.append({"condition": r["condition"], "retriever": r["retriever"], "n": f["n"],
+            out.append({"condition": r["condition"], "kind": kinds[r["retriever"]], "n": f["n"],
                         "N": f["N"], "rate": f["rate"], "lo": lo, "hi": hi})
     return out
 
@@ -31,7 +32,7 @@ def diff_points(pairs: dict) -> list[dict]:
 def run(input, output, params, **_) -> None:
     score, pairs = read_json(input.score), read_json(input.pairs)
     group = score["main_group"]
-    panels = {f"failure rate@{k}, {group} (95 % Wilson)": failure_points(score, group, k) for k in score["ks"]}
+    panels = {f"failure rate@{k}, {group} (95 % Wilson)": failure_points(score, group, k, params.kinds) for k in score["ks"]}
     plot_failures(panels, output.failure)
     points = diff_points(pairs)
     plot_diffs(points, output.pairs)

@@ -7,79 +7,14 @@ that appears later is named (and left out) until its slug is added to the list.
 """
 from __future__ import annotations
 
-import os
 import statistics
-from pathlib import Path
 
-from .documents import check_slug, excluded, select
-from .errors import InputError
-from .fileio import read_text, sha256_file, write_jsonl, write_text
-from .importers import corpus_files, read_corpus
+from .documents import excluded
+from .fileio import sha256_file, write_jsonl, write_text
+from .importers import read_corpus
 from .language import script_warning
 from .presentation import log_warnings
-from .store import JsonStore, content_key
-
-
-def read_slugs(path: Path) -> list[str]:
-    slugs: dict[str, int] = {}
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
-        if line.strip():
-            slug = check_slug(line.strip(), f"{path}:{lineno}")
-            if slug in slugs:
-                raise InputError(f"{path}:{lineno}: slug {slug!r} repeated (first at line {slugs[slug]})")
-            slugs[slug] = lineno
-    if not slugs:
-        raise InputError(f"{path}: the frozen slug list is empty; list the slugs to keep, one a line, "
-                         f"or delete the file to freeze the selection again")
-    return list(slugs)
-
-
-def frozen_path(corpus: dict) -> Path | None:
-    return Path(corpus["slugs"]) if corpus["format"] == "manifests" and corpus["slugs"] else None
-
-
-def kept(docs: list[dict], corpus: dict) -> list[dict]:
-    """The kept documents: the frozen list's, in its order, or the selection."""
-    frozen = frozen_path(corpus)
-    if frozen is not None and frozen.exists():
-        by_slug = {d["slug"]: d for d in docs}
-        slugs = read_slugs(frozen)
-        missing = [s for s in slugs if s not in by_slug]
-        if missing:
-            raise InputError(f"{frozen}: slugs with no manifest: {', '.join(missing)}")
-        return [by_slug[s] for s in slugs]
-    out = select(docs, corpus["exclude_tags"], corpus["min_chars"], corpus["sample"], corpus["seed"])
-    if not out:
-        raise InputError(f"{corpus['path']}: no document is kept (exclude_tags {corpus['exclude_tags']}, "
-                         f"min_chars {corpus['min_chars']})")
-    return out
-
-
-def kept_sizes(corpus: dict, store: str) -> dict[str, int]:
-    """What prep keeps (slug -> characters), for the workflow when it is parsed: it reads (and so
-    checks) the corpus once, then remembers the answer in the store under the corpus files'
-    names, sizes and times, so that every job (which parses the workflow again), rerun and dry
-    run of an unchanged corpus of thousands of files skips the reading."""
-    frozen = frozen_path(corpus)
-    files = [*corpus_files(corpus), *([str(frozen)] if frozen else [])]
-    stats = [[f, st.st_size, st.st_mtime_ns] for f in files if (st := _stat(f))]
-    cache, key = JsonStore(store, "corpus-sizes"), content_key(corpus=corpus, files=stats)
-    found = cache.get(key)
-    if found is not None:
-        return dict(found)
-    sizes = {d["slug"]: d["chars"] for d in kept(read_corpus(corpus), corpus)}
-    try:
-        cache.put(key, list(sizes.items()))
-    except OSError:
-        pass  # only a cache: the next parse reads the corpus again
-    return sizes
-
-
-def _stat(path: str) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
+from .selection import frozen_path, kept
 
 
 def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> list[str]:

@@ -75,7 +75,7 @@ def run(input, output, params, threads=1, **_) -> None:
         computed.append(n)
         return s
 
-    results = rerank(read_run(input.run), questions, texts, scores_of, int(settings["top_n"]), int(params.k))
+    results = rerank(read_run(input.run), questions, texts, scores_of, int(settings["top_n"]), int(params.top_k))
     write_run(output.run, output.trec, params.name, results, chunk_names(read_jsonl(input.chunks)))
     print(f"{params.name}: {settings['model']} re-scored the top {settings['top_n']} of "
           f"{len(results)} questions, pairs computed {sum(computed)}")

@@ -127,7 +127,7 @@ def run_dense(input, output, params, **_) -> None:
     meta = read_json(input.qmeta)
     vectors = np.load(input.qemb, mmap_mode="r")
     manifest = read_json(input.manifest)
-    hnsw, k = manifest.get("hnsw"), int(params.k)
+    hnsw, k = manifest.get("hnsw"), int(params.depth)
     queries = [np.asarray(v, dtype=np.float32) for v in vectors]
     chunk_ids = read_json(input.emb_meta)["ids"]
     rescore = dense_scorer(np.load(input.emb, mmap_mode="r"), chunk_ids,
@@ -158,13 +158,13 @@ def run_bm25(input, output, params, **_) -> None:
     known = [i for i, (ids, _) in enumerate(queries) if ids]
     with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
                      name=manifest["collection"], chunk_ids=index["chunk_ids"]) as engine:
-        ranked = top_k_all(engine, "bm25", [queries[i] for i in known], int(params.k),
+        ranked = top_k_all(engine, "bm25", [queries[i] for i in known], int(params.depth),
                            rescore=bm25_scorer(matrix, index["chunk_ids"]))
     results = {q["id"]: [] for q in questions}
     results.update({questions[i]["id"]: hits for i, hits in zip(known, ranked)})
     empty = [qid for qid, hits in results.items() if not hits]
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: {len(results)} questions, top {params.k} (engine candidates, float64 rescored); "
+    print(f"{params.name}: {len(results)} questions, top {params.depth} (engine candidates, float64 rescored); "
           f"queries with an empty result (no known term) {len(empty)} {empty}")
 
 
@@ -172,9 +172,9 @@ def run_fuse(input, output, params, **_) -> None:
     dense, sparse = read_run(input.dense), read_run(input.bm25)
     f = dict(params.fusion)
     weights = [float(f["weights"]["dense"]), float(f["weights"]["bm25"])]
-    depth = int(params.depth)
+    depth = int(params.fusion_depth)
     results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=float(f["k"]), rank_base=int(f["rank_base"]),
-                        weights=weights, depth=depth)[:int(params.k)]
+                        weights=weights, depth=depth)[:int(params.depth)]
                for qid in dense}
     write_run(output.run, output.trec, params.name, results)
     print(f"{params.name}: preset {params.preset} {json.dumps(f, ensure_ascii=False)}, the top {depth} of each "

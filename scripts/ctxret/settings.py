@@ -16,9 +16,33 @@ from .fileio import read_text
 SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 
 
+def registries() -> dict[str, list[str]]:
+    """Each plug-in family's registered names, by the schema's `x-registry` label."""
+    from .chunkers import CHUNKERS
+    from .importers import CORPUS_FORMATS, SET_FORMATS
+    from .models import EMBEDDING_BACKENDS
+    return {"chunkers": list(CHUNKERS), "chunkers or empty": ["", *CHUNKERS],
+            "corpus formats": list(CORPUS_FORMATS), "question-set formats": list(SET_FORMATS),
+            "embedding backends": list(EMBEDDING_BACKENDS)}
+
+
+def _fill_enums(node, names: dict[str, list[str]]) -> None:
+    """Every `x-registry: <family>` of the schema becomes `enum: <the family's names>`."""
+    if isinstance(node, dict):
+        if "x-registry" in node:
+            node["enum"] = names[node["x-registry"]]
+        for value in node.values():
+            _fill_enums(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _fill_enums(value, names)
+
+
 def load_schema() -> dict:
     with open(SCHEMA, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        schema = yaml.safe_load(f)
+    _fill_enums(schema, registries())
+    return schema
 
 
 def read_config(path: str) -> dict:

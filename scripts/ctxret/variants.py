@@ -22,7 +22,7 @@ def context_rows(chunks: list[dict], contexts: dict[str, str], template: str) ->
 
 def run(input, output, params, **_) -> None:
     chunks = read_jsonl(input.chunks)
-    base = params.variant.partition(".")[0]  # T1.<chunker>: T1 of a compared strategy's chunks
+    base = params.base  # T0, T1, X1, A1 (a compared strategy's T1.<chunker>: T1)
     if base in BASE_VARIANTS:
         rows = variant_rows(chunks, base, params.t1_template)
     else:

@@ -14,7 +14,8 @@ section reach every strategy the same way (T1). Strategies differ only in bounda
 - given: the corpus's own chunks (format chunked)
 - document: the whole document as one chunk (document-retrieval benchmarks)
 
-A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS.
+A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS; its
+settings (if any) live under `chunking.<name>` in config/schema.yaml, and reach `spans` as they are.
 """
 from __future__ import annotations
 
@@ -25,10 +26,24 @@ import numpy as np
 
 from . import article, document, fixed, paragraph, recursive, semantic
 
-CHUNKERS: dict[str, Callable] = {"paragraph": paragraph.spans, "fixed": fixed.spans, "recursive": recursive.spans,
-                                 "semantic": semantic.spans, "article": article.spans, "given": article.given,
-                                 "document": document.spans}
-NEEDS_MODEL = {"recursive": "tokenizer", "semantic": "model"}  # the model slot each one reads
+
+@dataclass(frozen=True)
+class Strategy:
+    spans: Callable             # (doc, settings, tools) -> [{section, start, end}]
+    model_key: str | None = None  # the setting naming the model slot it reads (empty: pairs.dense)
+    needs: str | None = None    # what it calls of that model: "tokens" (counts) or "vectors"
+    notes: Callable[[list[dict], dict], list[str]] | None = None  # log lines on how it cut a corpus
+
+
+CHUNKERS: dict[str, Strategy] = {
+    "paragraph": Strategy(paragraph.spans, notes=paragraph.notes),
+    "fixed": Strategy(fixed.spans),
+    "recursive": Strategy(recursive.spans, "tokenizer", "tokens"),
+    "semantic": Strategy(semantic.spans, "model", "vectors"),
+    "article": Strategy(article.spans),
+    "given": Strategy(article.given),
+    "document": Strategy(document.spans),
+}
 
 
 @dataclass
@@ -39,4 +54,4 @@ class Tools:
 
 
 def spans(doc: dict, chunker: str, settings: dict, tools: Tools) -> list[dict]:
-    return CHUNKERS[chunker](doc, settings, tools)
+    return CHUNKERS[chunker].spans(doc, settings, tools)

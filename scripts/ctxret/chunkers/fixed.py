@@ -7,7 +7,7 @@ from ..documents import unit_at, units_of
 
 def spans(doc: dict, settings: dict, tools) -> list[dict]:
     body, units = doc["body"], units_of(doc)
-    size, overlap = int(settings["fixed"]["size"]), int(settings["fixed"]["overlap"])
+    size, overlap = int(settings["size"]), int(settings["overlap"])
     out, start = [], 0
     while start < len(body):
         end = min(start + size, len(body))

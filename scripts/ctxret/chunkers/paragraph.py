@@ -66,3 +66,9 @@ def spans(doc: dict, settings: dict, tools) -> list[dict]:
 def long_paragraphs(body: str, max_chars: int) -> int:
     """How many paragraphs of `body` exceed max_chars (each is split at sentence ends)."""
     return sum(1 for b in blocks(body) if b.heading is None and b.end - b.start > max_chars)
+
+
+def notes(docs: list[dict], settings: dict) -> list[str]:
+    long = {d["slug"]: long_paragraphs(d["body"], int(settings["max_chars"])) for d in docs}
+    return [f"paragraphs longer than {settings['max_chars']} chars, split at sentence ends: "
+            f"{sum(long.values())} (in {sum(1 for n in long.values() if n)} documents)"]

@@ -47,7 +47,7 @@ def pieces(body: str, a: int, b: int, fits, splitters) -> list[tuple[int, int]]:
 
 def spans(doc: dict, settings: dict, tools) -> list[dict]:
     body = doc["body"]
-    limit, overlap = int(settings["recursive"]["tokens"]), int(settings["recursive"]["overlap"])
+    limit, overlap = int(settings["tokens"]), int(settings["overlap"])
     counted: dict[tuple[int, int], int] = {}
 
     def tokens(a: int, b: int) -> int:

@@ -22,7 +22,7 @@ def breaks(vectors: np.ndarray, percentile: float) -> list[int]:
 def spans(doc: dict, settings: dict, tools) -> list[dict]:
     body, units = doc["body"], units_of(doc)
     sentences = [s for b in blocks(body) for s in sentence_spans(body, b.start, b.end)]
-    ends = set(breaks(tools.embed([body[a:b] for a, b in sentences]), float(settings["semantic"]["percentile"])))
+    ends = set(breaks(tools.embed([body[a:b] for a, b in sentences]), float(settings["percentile"])))
     out, first = [], 0
     for i, (a, b) in enumerate(sentences):
         if i in ends or i == len(sentences) - 1:

@@ -2,22 +2,23 @@
 question records; the workflow downstream reads only those (there is no second pipeline).
 
 Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Question-set formats
-(a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table.
+(a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table. A new format
+is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enum is checked
+against them by tests/test_registries.py).
 """
 from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..documents import select
 from ..errors import InputError
 from ..fileio import canonical_json, iter_jsonl
 from . import beir, chunked, manifests, squad, table
 
-CORPUS_FORMATS = ("manifests", "squad", "beir", "chunked", "table")
-SET_FORMATS = ("jsonl", "squad", "beir", "table")
-FROM_CORPUS = ("squad", "beir")  # sets read from corpus.path, which must have that format
 # Each record format's own field names, what an empty corpus.columns entry stands for (table:
 # no title column; chunked: a chunk's chunk_id, text and section).
 FIELDS = {"table": {"id": "id", "text": "text", "title": ""},
@@ -39,47 +40,9 @@ def fields(corpus: dict) -> dict:
             **({"metadata": given.get("metadata", [])} if fmt == "table" else {})}
 
 
-def read_corpus(corpus: dict) -> list[dict]:
-    """Every document of the corpus (docs-all.jsonl), in source order."""
-    fmt, path = corpus["format"], corpus["path"]
-    if fmt == "manifests":
-        return manifests.read_corpus(path)
-    if fmt == "squad":
-        return squad.documents(squad.load(path), path)
-    if fmt == "beir":
-        return beir.read_corpus(path, fields(corpus))
-    if fmt == "chunked":
-        return chunked.read_corpus(path, fields(corpus))
-    if fmt == "table":
-        return table.read_corpus(path, fields(corpus))
-    raise InputError(f"corpus.format {fmt!r} is unknown; choose one of {', '.join(CORPUS_FORMATS)}")
-
-
-def corpus_files(corpus: dict) -> list[str]:
-    """The files the corpus is read from (what prep depends on)."""
-    path = Path(corpus["path"])
-    if corpus["format"] == "manifests":
-        return [str(p) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith(".")] \
-            if path.is_dir() else [str(path)]
-    if corpus["format"] == "beir":
-        return [str(path / "corpus.jsonl")]
-    return [str(path)]
-
-
-def set_files(spec: dict, corpus: dict) -> list[str]:
-    """The files a question set is read from (a BEIR set also checks its qrels against the
-    corpus's ids; a change there reaches qcheck through docs.jsonl)."""
-    if spec["format"] == "squad":
-        return [corpus["path"]]
-    if spec["format"] == "beir":
-        root = Path(corpus["path"])
-        return [str(root / "queries.jsonl"), str(root / "qrels" / f"{spec['split']}.tsv")]
-    return [spec["path"]]
-
-
 def set_problem(spec: dict, corpus: dict) -> str | None:
     """What is wrong with a question set's settings for this corpus, if anything."""
-    if spec["format"] in FROM_CORPUS:
+    if SET_FORMATS[spec["format"]].from_corpus:
         if corpus["format"] != spec["format"]:
             return f"a {spec['format']} set comes from corpus.path, but corpus.format is {corpus['format']!r}"
         if spec.get("path"):
@@ -120,22 +83,8 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
     problem = set_problem(spec, corpus)
     if problem:
         raise InputError(f"config questions.sets.{name}: {problem}")
-    fmt, dropped = spec["format"], Counter()
-    if fmt == "jsonl":
-        rows = [{**obj, "file": spec["path"], "line": lineno} for lineno, obj in iter_jsonl(spec["path"])]
-    elif fmt == "squad":
-        articles = squad.load(corpus["path"])
-        kept = select(squad.documents(articles, corpus["path"]), corpus["exclude_tags"],
-                      corpus["min_chars"], corpus["sample"], corpus["seed"])
-        rows, dropped = squad.questions(articles, corpus["path"], {d["slug"] for d in kept})
-        rows = [{**r, "file": corpus["path"], "line": None} for r in rows]
-    elif fmt == "beir":
-        rows, dropped = beir.read_questions(corpus["path"], spec["split"], fields(corpus))
-    elif fmt == "table":
-        rows = table.read_questions(spec["path"], spec["columns"])
-    else:
-        raise InputError(f"config questions.sets.{name}: format {fmt!r} is unknown; "
-                         f"choose one of {', '.join(SET_FORMATS)}")
+    fmt = spec["format"]
+    rows, dropped = SET_FORMATS[fmt].read(spec, corpus)
     read = len(rows) + sum(dropped.values())  # the importer's own drops happened while reading
     if fmt != "jsonl":
         rows, repeated = drop_repeated_texts(rows)
@@ -146,3 +95,67 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
         report.append(f"a seeded sample (seed {spec['seed']}) of {spec['sample']} of {len(rows)} questions")
         rows = [r for i, r in enumerate(rows) if i in chosen]
     return rows, report
+
+
+# ---- the registries: one entry per format --------------------------------------------------
+
+@dataclass(frozen=True)
+class CorpusFormat:
+    read: Callable[[dict], list[dict]]       # corpus settings -> documents, in source order
+    files: Callable[[Path], list[str]] = lambda path: [str(path)]  # what prep depends on
+
+
+@dataclass(frozen=True)
+class SetFormat:
+    read: Callable[[dict, dict], tuple[list[dict], Counter]]  # (set, corpus) -> question records, drops
+    files: Callable[[dict, dict], list[str]] = lambda spec, corpus: [spec["path"]]
+    from_corpus: bool = False  # read from corpus.path, which must have this format
+
+
+def _manifest_files(path: Path) -> list[str]:
+    if not path.is_dir():
+        return [str(path)]
+    return [str(p) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith(".")]
+
+
+def _squad_questions(spec: dict, corpus: dict) -> tuple[list[dict], Counter]:
+    articles = squad.load(corpus["path"])
+    kept = select(squad.documents(articles, corpus["path"]), corpus["exclude_tags"], corpus["min_chars"],
+                  corpus["sample"], corpus["seed"])
+    rows, dropped = squad.questions(articles, corpus["path"], {d["slug"] for d in kept})
+    return [{**r, "file": corpus["path"], "line": None} for r in rows], dropped
+
+
+CORPUS_FORMATS: dict[str, CorpusFormat] = {
+    "manifests": CorpusFormat(lambda c: manifests.read_corpus(c["path"]), _manifest_files),
+    "squad": CorpusFormat(lambda c: squad.documents(squad.load(c["path"]), c["path"])),
+    "beir": CorpusFormat(lambda c: beir.read_corpus(c["path"], fields(c)), lambda path: [str(path / "corpus.jsonl")]),
+    "chunked": CorpusFormat(lambda c: chunked.read_corpus(c["path"], fields(c))),
+    "table": CorpusFormat(lambda c: table.read_corpus(c["path"], fields(c))),
+}
+SET_FORMATS: dict[str, SetFormat] = {
+    "jsonl": SetFormat(lambda spec, _: ([{**obj, "file": spec["path"], "line": lineno}
+                                         for lineno, obj in iter_jsonl(spec["path"])], Counter())),
+    "squad": SetFormat(_squad_questions, lambda spec, corpus: [corpus["path"]], from_corpus=True),
+    "beir": SetFormat(lambda spec, corpus: beir.read_questions(corpus["path"], spec["split"], fields(corpus)),
+                      lambda spec, corpus: [str(Path(corpus["path"]) / "queries.jsonl"),
+                                            str(Path(corpus["path"]) / "qrels" / f"{spec['split']}.tsv")],
+                      from_corpus=True),
+    "table": SetFormat(lambda spec, _: (table.read_questions(spec["path"], spec["columns"]), Counter())),
+}
+
+
+def read_corpus(corpus: dict) -> list[dict]:
+    """Every document of the corpus (docs-all.jsonl), in source order."""
+    return CORPUS_FORMATS[corpus["format"]].read(corpus)
+
+
+def corpus_files(corpus: dict) -> list[str]:
+    """The files the corpus is read from (what prep depends on)."""
+    return CORPUS_FORMATS[corpus["format"]].files(Path(corpus["path"]))
+
+
+def set_files(spec: dict, corpus: dict) -> list[str]:
+    """The files a question set is read from (a BEIR set also checks its qrels against the
+    corpus's ids; a change there reaches qcheck through docs.jsonl)."""
+    return SET_FORMATS[spec["format"]].files(spec, corpus)

@@ -1,0 +1,396 @@
+"""The plan of the experiment: from a completed config, every chunker, variant, model slot,
+retriever, condition and output file of a run, each built once as a record (pure: no file is read).
+
+The rules read its fields and pass its records on (a retriever's kind, a variant's base), so no
+stage parses a name such as `h<model>.<preset>`, `r-<run>` or `T1.<chunker>` again. A setting that
+names nothing of this run is a Problem: the dotted key and what to do, for the config's file and line.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import guards, language
+from .chunkers import CHUNKERS
+from .errors import InputError
+from .importers import set_problem
+from .models import known_prefixes
+from .paired import resolve_primary
+from .planning import planning_side
+from .settings import schema_default
+
+FREE_VARIANT, PAID_VARIANT = "X1", "A1"  # contexts from the document's structure; from an LLM
+FREE_CONTEXT_BACKEND = "heuristic"
+SLOT_ONLY = ("variants", "threads", "flush_every")  # a slot's settings its vectors do not depend on
+
+
+class Problem(InputError):
+    """A setting that cannot run: `key` (dotted) and what is wrong with it."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(f"{key}: {message}")
+        self.key, self.message = key, message
+
+
+@dataclass(frozen=True)
+class Chunker:
+    name: str
+    tag: str        # its chunks file's: "" for the experiment's chunker, "-<name>" for a compared one
+    variant: str    # the variant its T1 is scored as: T1, or T1.<name> for a compared one
+    model: str | None   # the model slot it reads (recursive: a tokenizer; semantic: vectors)
+    settings: dict  # what its boundaries depend on: its own settings and its model's
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str       # T0, T1, X1, A1, or T1.<chunker>
+    base: str       # T0, T1, X1 or A1: how its texts are built
+    chunker: str
+    context: dict | None = None  # X1 and A1: the context backend's settings
+
+
+@dataclass(frozen=True)
+class Retriever:
+    name: str
+    kind: str                  # dense, bm25, hybrid or reranked
+    model: str | None = None   # dense and hybrid: the model slot
+    preset: str | None = None  # hybrid: the fusion preset
+    base: str | None = None    # reranked: the run it reranks
+
+
+@dataclass(frozen=True)
+class Condition:
+    retriever: Retriever
+    variant: Variant
+
+    @property
+    def name(self) -> str:
+        return f"{self.retriever.name}:{self.variant.name}"
+
+
+@dataclass
+class Plan:
+    config: dict                      # completed, with every empty default resolved
+    chunker: Chunker
+    compared: list[Chunker]
+    variants: list[Variant]           # the experiment's: config.variants, then X1 and A1
+    context_variants: dict[str, dict]  # X1 and A1 present: their backend's settings
+    models: dict[str, dict]           # slots, prefixes resolved
+    dense: str                        # the dense model of the primary comparisons ("" without one)
+    hybrids: dict[str, Retriever]
+    search_depth: int                 # entries every deep run holds
+    conditions: list[Condition]
+    compared_conditions: list[Condition]
+    primary: list[dict]
+    fallback_used: bool
+    notes: list[str] = field(default_factory=list)  # what the run should be told (stderr)
+
+    # ---- names ---------------------------------------------------------------------------
+    @property
+    def results(self) -> str:
+        return self.config["results"]
+
+    @property
+    def top_k(self) -> int:
+        return self.config["search"]["top_k"]
+
+    @property
+    def chunkers(self) -> list[Chunker]:
+        return [self.chunker, *self.compared]
+
+    def chunker_named(self, name: str) -> Chunker:
+        return next(c for c in self.chunkers if c.name == name)
+
+    def chunker_tagged(self, tag: str) -> Chunker:
+        """The chunker whose chunks file is chunks<tag>.jsonl."""
+        return next(c for c in self.chunkers if c.tag == tag)
+
+    def variant(self, name: str) -> Variant:
+        return next(v for v in [*self.variants, *self.compared_variants] if v.name == name)
+
+    @property
+    def compared_variants(self) -> list[Variant]:
+        return [Variant(c.variant, "T1", c.name) for c in self.compared]
+
+    @property
+    def variant_names(self) -> list[str]:
+        return [v.name for v in self.variants]
+
+    def models_for(self, variant: str) -> list[str]:
+        """The model slots that embed a variant (a compared strategy's T1.<chunker> as T1)."""
+        base = self.variant(variant).base
+        return [m for m, slot in self.models.items() if base in slot["variants"]]
+
+    def retrievers_for(self, variant: str) -> list[Retriever]:
+        dense = self.models_for(variant)
+        base = [Retriever(m, "dense", m) for m in dense] + [Retriever("bm25", "bm25")]
+        base += [h for h in self.hybrids.values() if h.model in dense]
+        names = {r.name for r in base}
+        return base + [Retriever(f"r-{b}", "reranked", base=b) for b in self.reranked_bases if b in names]
+
+    @property
+    def reranked_bases(self) -> list[str]:
+        rerank = self.config["rerank"]
+        return (rerank["of"] or list(self.hybrids)) if rerank["enabled"] else []
+
+    @property
+    def retrievers(self) -> dict[str, Retriever]:
+        """Every retriever of the run's conditions, by name."""
+        return {c.retriever.name: c.retriever for c in [*self.conditions, *self.compared_conditions]}
+
+    @property
+    def condition_names(self) -> list[str]:
+        return [c.name for c in self.conditions]
+
+    def fusion_depth(self, preset: str) -> int:
+        """Entries a hybrid reads from each list: the preset's depth, never fewer than search.top_k
+        (so a hybrid run holds as many chunks as the runs it fuses)."""
+        return max(self.config["fusion"]["presets"][preset]["depth"], self.top_k)
+
+    def model_settings(self, name: str) -> dict:
+        """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
+        return {k: v for k, v in self.models[name].items() if k not in SLOT_ONLY}
+
+    def comparisons(self) -> list[list[str]]:
+        """The secondary comparisons: each variant pair, on every retriever both variants have."""
+        pairs = []
+        for a, b in self.config["pairs"]["variant_pairs"]:
+            if a in self.variant_names and b in self.variant_names:
+                theirs = [r.name for r in self.retrievers_for(b)]
+                pairs += [[f"{r.name}:{a}", f"{r.name}:{b}"] for r in self.retrievers_for(a) if r.name in theirs]
+        return pairs
+
+    def chunking_strategies(self) -> list[dict]:
+        """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs."""
+        return [{"name": c.name, "variant": c.variant, "retrievers": [r.name for r in self.retrievers_for(c.variant)]}
+                for c in self.chunkers]
+
+    def embed_shards(self, sizes: dict[str, int]) -> list[list[str]]:
+        """The documents of each embedding shard (kept documents' slug -> characters)."""
+        return shards_of(sizes, self.config["chunking"]["paragraph"]["max_chars"], self.config["embed"]["shard_texts"])
+
+    # ---- files ---------------------------------------------------------------------------
+    def chunks_file(self, chunker: str) -> str:
+        return f"{self.results}/chunks{self.chunker_named(chunker).tag}.jsonl"
+
+    def deep_run(self, retriever: str, variant: str) -> str:
+        return f"{self.results}/runs/deep/{retriever}-{variant}.jsonl"
+
+    def run_file(self, retriever: str, variant: str) -> str:
+        return f"{self.results}/runs/{retriever}-{variant}.jsonl"
+
+    def context_files(self, variant: str, slugs: list[str]) -> list[str]:
+        return [f"{self.results}/ctx/{variant}/docs/{slug}.jsonl" for slug in slugs]
+
+    def qdrant_path(self, variant: str) -> str:
+        """An embedded collection's directory (unused with a server, `qdrant.url`)."""
+        return f"{self.results}/qdrant/v_{variant}"
+
+    def final_outputs(self) -> list[str]:
+        r = self.results
+        compared = [f"{r}/chunking.md", f"{r}/chunking.json", f"{r}/chunking-audit.tsv", f"{r}/report/chunking.png"]
+        return [f"{r}/score.md", f"{r}/score.json", f"{r}/score.parquet", f"{r}/runs/qrels.txt", f"{r}/pairs.md",
+                f"{r}/pairs.json", f"{r}/report/failure.png", f"{r}/report/pairs.png", f"{r}/report/summary.html",
+                *(compared if self.compared else [])]
+
+    def intermediate_outputs(self) -> list[str]:
+        r, names = self.results, self.variant_names
+        out = [f"{r}/docs-all.jsonl", f"{r}/docs.jsonl", f"{r}/chunks.jsonl", f"{r}/questions.jsonl",
+               f"{r}/question-sets.json", f"{r}/gold.json", f"{r}/plan.json", f"{r}/preregistration.json",
+               f"{r}/preregistration.md"]
+        out += [f"{r}/var-{v}.jsonl" for v in names]
+        out += [f"{r}/emb/{v}-{m}.npy" for v in names for m in self.models_for(v)]
+        out += [f"{r}/emb/q-{m}.npy" for m in self.models]
+        out.append(f"{r}/tokens.json")
+        out += [f"{r}/index/v_{v}.json" for v in names]
+        for v in self.context_variants:
+            out += [f"{r}/ctx/{v}/stats.json", f"{r}/ctx/{v}/ctxlen.json"]
+        if PAID_VARIANT in self.context_variants:
+            out.append(f"{r}/ctx/{PAID_VARIANT}/estimate.json")
+        return out + [self.run_file(c.retriever.name, c.variant.name) for c in self.conditions]
+
+    def wildcard_constraints(self) -> dict[str, str]:
+        def alternatives(names):
+            return "|".join(re.escape(n) for n in names) or "(?!)"
+        return {"variant": alternatives([*self.variant_names, *(v.name for v in self.compared_variants)]),
+                "tag": "(?:" + "|".join(["", *(re.escape(c.tag) for c in self.compared)]) + ")",
+                "hybrid": alternatives(self.hybrids), "base": alternatives(self.reranked_bases),
+                "cvar": f"{FREE_VARIANT}|{PAID_VARIANT}", "model": alternatives(self.models)}
+
+
+def shards_of(sizes: dict[str, int], chars_per_text: int, shard_texts: int) -> list[list[str]]:
+    """The documents of each embedding shard: consecutive documents (corpus order) up to about
+    `shard_texts` texts, a document counting its characters / `chars_per_text` (at least one).
+    An edited document moves no document before it to another shard."""
+    shards: list[list[str]] = [[]]
+    texts = 0
+    for slug, chars in sizes.items():
+        n = max(1, -(-chars // chars_per_text))
+        if shards[-1] and texts + n > shard_texts:
+            shards.append([])
+            texts = 0
+        shards[-1].append(slug)
+        texts += n
+    return shards
+
+
+# ---- building the plan ---------------------------------------------------------------------
+
+def plan(config: dict, checkout: Path) -> Plan:
+    """The plan of a completed config (settings.complete); Problem for a setting that names
+    nothing of this run. `checkout`: the workflow's folder (results must stay out of it)."""
+    config = copy.deepcopy(config)
+    notes = _resolve_defaults(config)
+    models = {name: _resolved_prefixes(name, slot) for name, slot in config["models"].items()}
+    config["models"] = models
+    _check_references(config, checkout)
+    chunking, corpus = config["chunking"], config["corpus"]
+    dense = config["pairs"]["dense"] or next(iter(models), "")
+    name = chunking["chunker"] or ("given" if corpus["format"] == "chunked" else "paragraph")
+    chunker = _chunker(name, "", "T1", chunking, models, dense)
+    compared = [_chunker(c, f"-{c}", f"T1.{c}", chunking, models, dense) for c in chunking["compare"] if c != name]
+    contexts = _context_variants(config)
+    if PAID_VARIANT not in contexts:
+        notes.append("A1 skipped: no LLM backend configured (contexts.llm.backend)")
+    variants = [Variant(v, v, name) for v in config["variants"]]
+    variants += [Variant(v, v, name, settings) for v, settings in contexts.items()]
+    hybrids = {}
+    for m in models:
+        for preset, suffix in [(config["fusion"]["default"], ""), *((p, f".{p}") for p in config["fusion"]["extra"])]:
+            hybrids[f"h{m}{suffix}"] = Retriever(f"h{m}{suffix}", "hybrid", m, preset)
+    p = Plan(config, chunker, compared, variants, contexts, models, dense, hybrids, 0, [], [], [], False, notes)
+    p.search_depth = max([p.top_k, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
+                         + [p.fusion_depth(h.preset) for h in hybrids.values()])
+    p.conditions = [Condition(r, v) for v in variants for r in p.retrievers_for(v.name)]
+    p.compared_conditions = [Condition(r, v) for v in p.compared_variants for r in p.retrievers_for(v.name)]
+    _check_models_of_chunkers(p)
+    p.primary, p.fallback_used = _primary(p)
+    return p
+
+
+def _resolve_defaults(config: dict) -> list[str]:
+    """Every empty setting that stands for a default, resolved once for every reader."""
+    lang, notes = config["corpus"]["language"], []
+    config["contexts"]["extra_sentence"] = config["contexts"]["extra_sentence"] or language.extra_sentence(lang)
+    config["bm25"]["analyser"] = config["bm25"]["analyser"] or language.bm25_analyser(lang)
+    config["report"]["language"] = config["report"]["language"] or language.report_language(lang)
+    questions = config["questions"]
+    questions["groups"] = questions["groups"] or {name: [name] for name in questions["sets"]}
+    if not config["score"]["main_group"]:
+        config["score"]["main_group"] = next(iter(questions["groups"]))
+        if len(questions["groups"]) > 1:
+            notes.append(f"score.main_group: {config['score']['main_group']} (the first group: name it, so that "
+                         f"key order cannot move it)")
+    return notes
+
+
+def _resolved_prefixes(name: str, slot: dict) -> dict:
+    """A prefix left out (null) becomes the model's own; a model ctxret does not know needs both."""
+    if slot["query_prefix"] is not None and slot["passage_prefix"] is not None:
+        return slot
+    known = known_prefixes(slot)
+    if known is None:
+        raise Problem(f"models.{name}", f"ctxret does not know the prefixes model {slot['model']!r} was trained "
+                                        f"with; state query_prefix and passage_prefix (\"\" for none)")
+    given = (slot["query_prefix"], slot["passage_prefix"])
+    return {**slot, **{k: v if g is None else g for k, g, v in zip(("query_prefix", "passage_prefix"), given, known)}}
+
+
+def _chunker(name: str, tag: str, variant: str, chunking: dict, models: dict, dense: str) -> Chunker:
+    key = CHUNKERS[name].model_key
+    model = (chunking[name][key] or dense) if key else None
+    settings = {**chunking.get(name, {}), **({"model": _vector_settings(models[model])} if model in models else {})}
+    return Chunker(name, tag, variant, model, settings)
+
+
+def _vector_settings(slot: dict) -> dict:
+    return {k: v for k, v in slot.items() if k not in SLOT_ONLY}
+
+
+def _context_variants(config: dict) -> dict[str, dict]:
+    free = {"backend": FREE_CONTEXT_BACKEND, "language": config["corpus"]["language"]}
+    return {**({FREE_VARIANT: free} if config["contexts"]["free"] else {}),
+            **({PAID_VARIANT: config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {})}
+
+
+def _check_references(config: dict, checkout: Path) -> None:
+    """Every name the config uses refers to something of this run."""
+    models, questions, corpus = config["models"], config["questions"], config["corpus"]
+    for name in models:
+        if f"h{name}" in models:
+            raise Problem(f"models.h{name}", f"collides with the hybrid of model slot {name!r}")
+    for name, spec in questions["sets"].items():
+        if set_problem(spec, corpus):
+            raise Problem(f"questions.sets.{name}", set_problem(spec, corpus))
+    for key, sets in [*((f"questions.groups.{g}", s) for g, s in questions["groups"].items()),
+                      ("questions.gap_sets", questions["gap_sets"])]:
+        unknown = [s for s in sets if s not in questions["sets"]]
+        if unknown:
+            raise Problem(key, f"{unknown} are not question sets ({', '.join(questions['sets'])})")
+    try:
+        re.compile(questions["cluster_key"])
+    except re.error as e:
+        raise Problem("questions.cluster_key",
+                      f"{questions['cluster_key']!r} is not a regular expression ({e})") from None
+    main = config["score"]["main_group"]
+    if main not in questions["groups"]:
+        raise Problem("score.main_group", f"{main!r} is not a group ({', '.join(questions['groups'])})")
+    pairs = config["pairs"]
+    if pairs["dense"] and pairs["dense"] not in models:
+        raise Problem("pairs.dense", f"{pairs['dense']!r} is not a model slot ({', '.join(models) or 'models is empty'})")
+    if pairs["fallback_variant"] not in ("T0", "T1", FREE_VARIANT):
+        raise Problem("pairs.fallback_variant",
+                      f"{pairs['fallback_variant']!r} is not a variant that needs no LLM (T0, T1, X1)")
+    presets = config["fusion"]["presets"]
+    for key, preset in [("fusion.default", config["fusion"]["default"]),
+                        *((f"fusion.extra.{i}", p) for i, p in enumerate(config["fusion"]["extra"]))]:
+        if preset not in presets:
+            raise Problem(key, f"{preset!r} is not a preset ({', '.join(presets)})")
+    chunking = config["chunking"]
+    if [c for c in chunking["compare"] if c != chunking["chunker"]] and "T1" not in config["variants"]:
+        raise Problem("chunking.compare", "strategies are compared on T1, which variants lacks")
+    if corpus["slugs"] and corpus["format"] != "manifests":
+        raise Problem("corpus.slugs", f"a frozen slug list is for format manifests, not {corpus['format']!r}")
+    for key, message in [*guards.place_problems(config["results"], config["store"], checkout),
+                         *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
+                         *guards.overlap_problems(chunking),
+                         *guards.fusion_problems(presets)]:
+        raise Problem(key, message)
+
+
+def _check_models_of_chunkers(p: Plan) -> None:
+    for c in p.chunkers:
+        if c.model is not None and c.model not in p.models:
+            raise Problem(f"chunking.{c.name}.{CHUNKERS[c.name].model_key}",
+                          f"{c.model!r} is not a model slot ({', '.join(p.models) or 'models is empty'})")
+
+
+def _primary(p: Plan) -> tuple[list[dict], bool]:
+    """The primary comparisons, resolved against this run's conditions; rerank.of checked too."""
+    config = p.config
+    bases = {c.retriever.name for c in p.conditions if c.retriever.kind != "reranked"}
+    unknown = [r for r in config["rerank"]["of"] if r not in bases]
+    if config["rerank"]["enabled"] and unknown:
+        raise Problem("rerank.of", f"{unknown} are not runs ({', '.join(sorted(bases))})")
+    specs, fallback = config["pairs"]["primary"], config["pairs"]["fallback_variant"]
+    for i, spec in enumerate(specs):
+        if not p.dense and "{dense}" in spec["a"] + spec["b"]:
+            raise Problem(f"pairs.primary.{i}", "{dense} needs a dense model, and models is empty; "
+                                                "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}")
+    defaults = specs == schema_default("pairs", "primary")
+    main, names = config["score"]["main_group"], p.condition_names
+    primary, used = resolve_primary([{**s, "group": s["group"] or main} for s in specs], names, p.dense, fallback,
+                                    list(config["questions"]["groups"]),
+                                    lambda i, message: Problem(f"pairs.primary.{i}", message), skip_missing=defaults)
+    if defaults and len(primary) < len(specs):
+        p.notes.append(f"pairs.primary: {len(specs) - len(primary)} of the default primary comparisons left out: "
+                       f"this run has neither A1 nor the fallback {fallback} for them"
+                       + ("" if primary else "; no primary comparison, so no verdict (declare pairs.primary for one)"))
+    for pr in primary if PAID_VARIANT in p.context_variants else []:
+        missing = [c for c in (planning_side(pr[s], PAID_VARIANT, fallback) for s in "ab") if c not in names]
+        if missing:  # the preregistration says so too
+            p.notes.append(f"pairs.primary: {pr['a']} vs {pr['b']}: no power estimate before paying, as this run "
+                           f"has no {missing[0]} (add {fallback} to that model's variants)")
+    return primary, used

