@@ -22,7 +22,8 @@ from ctxret.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
 from ctxret.llm.heuristic import context_forms
 from ctxret.models import load_tokenizer
-from ctxret.ledger import estimate, model_prices, summarize, versus, versus_lines
+from ctxret.ledger import estimate, model_prices, summarize, versus
+from ctxret.ledger_text import versus_lines
 from ctxret.prompt import read_prompt
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes import live_fake_claudes
