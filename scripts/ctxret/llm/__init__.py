@@ -74,7 +74,7 @@ class ContextFailed(Exception):
         self.discarded = discarded
 
 
-def backend_spec(name) -> BackendSpec:
+def backend_spec(name: str | None) -> BackendSpec:
     """The registered backend `name`; InputError for an unknown one."""
     if name not in BACKENDS:
         raise InputError(f"llm backend {name!r} is unknown; choose one of {', '.join(BACKENDS)}")
