@@ -1,5 +1,6 @@
 """Contexts paid once, ever: the document once per call, the store, reruns, kills, failures, the
-ledger beside the estimate, the free variant and the per-document shards."""
+ledger beside the estimate, the free variant, the per-document shards, and a backend added by one
+registry line."""
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from ctxret import ctxreport
 from ctxret.importers.manifests import read_articles
 from ctxret.chunks import chunk_corpus
 from ctxret.chunktext import t1_text, with_context
@@ -20,12 +22,15 @@ from ctxret.contexts_free import run as run_free
 from ctxret.docctx import ContextStore, document_contexts
 from ctxret.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
+from ctxret.llm import BACKENDS, make_backend
 from ctxret.llm.heuristic import context_forms
 from ctxret.models import load_tokenizer
-from ctxret.ledger import estimate, model_prices, summarize, versus, versus_lines
+from ctxret.ledger import estimate, model_prices, summarize, versus
+from ctxret.ledger_text import versus_lines
 from ctxret.prompt import read_prompt
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes import live_fake_claudes
+from fakes.echo_backend import ECHO
 from fakes.llm_servers import anthropic_server, openai_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -394,7 +399,6 @@ def test_estimate_by_hand():
 
 def test_the_estimate_stops_the_run_for_a_document_one_call_cannot_hold(tmp_path):
     """context_window of the price table: a 60,000-character document is about 42,000 tokens."""
-    from ctxret import ctxreport
     long = {"slug": "long", "title": "긴 글", "body": "가" * 60_000}
     docs, chunks = demo_corpus(2)
     chunks += chunk_corpus([long], {"max_chars": 800}, "paragraph")
@@ -411,6 +415,43 @@ def test_the_estimate_stops_the_run_for_a_document_one_call_cannot_hold(tmp_path
     ctxreport.run_estimate(input=input, output=output, params=params("opus"))   # a million tokens hold it
     assert json.loads(Path(output.json).read_text())["calls"] == len(chunks)
 
+
+def test_a_backend_added_by_one_registry_line_is_estimated_paid_once_and_ledgered(tmp_path, monkeypatch, capsys):
+    """The echo backend of tests/fakes through the stages' own functions: estimate, A1's job for a
+    document, the ledger beside the estimate. It counts a token per character, so the estimate
+    (chars_per_token 1, tokens placed by its registered cache behaviour) must match exactly."""
+    echo = {"backend": "echo", "model": "echo"}
+    with pytest.raises(InputError, match="llm backend 'echo' is unknown"):
+        make_backend(echo)
+    monkeypatch.setitem(BACKENDS, ECHO.name, ECHO)          # the registry line
+    io = stage_io(tmp_path, echo)
+    res = tmp_path / "res"
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(yaml.safe_dump({"version": "test", "models": {"echo": {
+        "input": 1.0, "output": 2.0, "cache_write": 0.0, "cache_read": 0.1, "chars_per_token": 1,
+        "context_window": 100_000}}}), encoding="utf-8")
+    files = {"docs": str(res / "docs.jsonl"), "chunks": str(res / "chunks.jsonl"), "prices": str(prices)}
+    ctxreport.run_estimate(input=SimpleNamespace(**files, template=str(TEMPLATE)),
+                           output=SimpleNamespace(json=str(tmp_path / "estimate.json")),
+                           params=SimpleNamespace(llm=echo, extra_sentence=EXTRA, output_tokens=20))
+    run(**io)
+    records = read_lines(io["output"][0])
+    assert records[0]["context"].startswith("echo: ") and records[0]["identity"] == echo
+    estimated = capsys.readouterr().out
+    assert "estimate for echo echo (prices test), every chunk called once:" in estimated
+    assert f"chunks {len(records)}, calls {len(records)}, from store 0" in estimated
+    Path(io["output"][0]).unlink()
+    run(**io)                                                # paid once: the rerun reads the store
+    assert read_lines(io["output"][0]) == records
+    assert f"chunks {len(records)}, calls 0, from store {len(records)}" in capsys.readouterr().out
+    ctxreport.run_stats(input=SimpleNamespace(contexts=io["output"], chunks=files["chunks"], prices=str(prices),
+                                              estimate=[str(tmp_path / "estimate.json")]),
+                        output=SimpleNamespace(json=str(tmp_path / "stats.json")), params=SimpleNamespace(variant="A1"))
+    vs = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))["vs_estimate"]
+    assert vs["calls"]["ledger"] == len(records) > 3
+    for figure in ("calls", "input, uncached", "input, cache read", "input, total", "cache-read share"):
+        assert vs[figure]["estimate"] == vs[figure]["ledger"] > 0, figure
+    assert "A1: the estimate before the run and the ledger (prices test)" in capsys.readouterr().out
 
 def test_ctxlen_reports_hangul_and_leaked_questions():
     questions = ["컨슈머가 쫓겨나는 이유는?"]

@@ -5,13 +5,15 @@ from pathlib import Path
 import pytest
 
 from ctxret.errors import InputError
-from ctxret.llm import AttemptFailed, CallResult, ContextFailed, call_with_retries
+from ctxret.llm import (BACKENDS, FREE_BACKEND, AttemptFailed, CallResult, ContextFailed, call_with_retries,
+                       free_context, make_backend, priced_model)
 from ctxret.llm.claude_cli import MAX_ARG_BYTES, parse_output
 from ctxret.llm.heuristic import HeuristicBackend, context_forms
 from ctxret.prompt import parse_prompt
+from ctxret.settings import load_schema
 from fakes.llm_servers import anthropic_server, openai_server
 
-from conftest import FAKE_CLAUDE, backend_for
+from conftest import FAKE_CLAUDE, backend_for, settings as completed
 WORK_TREE = Path(__file__).resolve().parents[1]
 
 BODY = ("서킷 브레이커는 장애가 번지는 것을 막는다. 이 글은 그 설정을 다룬다.\n\n"
@@ -474,3 +476,34 @@ def test_each_backend_has_its_own_settings_and_a_misspelt_one_is_an_error():
         backend_for({"backend": "claude-cli", "modle": "opus"})
     with pytest.raises(InputError, match=r"\('effort' was unexpected\)"):
         backend_for({"backend": "anthropic", "model": "m", "effort": "high"})   # claude-cli's, not the API's
+
+
+# -- the registry -------------------------------------------------------------------------------
+
+def test_the_schema_offers_the_paid_backends_of_the_registry_each_with_the_settings_it_reads():
+    llm = load_schema()["properties"]["contexts"]["properties"]["llm"]
+    paid = [name for name, spec in BACKENDS.items() if spec.paid]
+    assert llm["properties"]["backend"]["enum"] == ["", *paid]
+    branches = {b["if"]["properties"]["backend"]["const"]: b["then"] for b in llm["allOf"]}
+    assert list(branches) == ["", *paid]
+    for name in paid:
+        then, settings = branches[name], BACKENDS[name].settings
+        assert set(then["properties"]) == {"backend", *settings}, name
+        assert set(then.get("required", [])) <= set(settings) and then["additionalProperties"] is False, name
+
+
+def test_every_backend_answers_under_its_registered_name():
+    """The name is part of every context's identity, hence of every store key."""
+    assert all(spec.cls.name == name for name, spec in BACKENDS.items())
+
+
+def test_the_free_backend_is_x1s_own_never_priced_nor_offered_as_a1():
+    x1 = free_context("en")
+    assert x1["backend"] == FREE_BACKEND and not BACKENDS[FREE_BACKEND].paid
+    assert set(x1) == {"backend", *BACKENDS[FREE_BACKEND].settings}
+    assert make_backend(x1).identity()["language"] == "en"
+    with pytest.raises(InputError, match="llm backend 'heuristic' is free: it has no price"):
+        priced_model(x1)
+    with pytest.raises(InputError, match=r"contexts.llm.backend: 'heuristic' is not one of"):
+        completed(contexts={"llm": x1})
+    assert priced_model({"backend": "anthropic", "model": "claude-haiku-4-5"}) == "claude-haiku-4-5"

@@ -7,8 +7,9 @@ import yaml
 
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json
-from .ledger import (estimate, estimate_lines, model_prices, over_window, price_problem, stats_lines, summarize,
-                     versus, versus_lines)
+from .ledger import estimate, model_prices, over_window, price_problem, summarize, versus
+from .ledger_text import estimate_lines, stats_lines, versus_lines
+from .llm import priced_model
 from .prompt import read_prompt
 from .settings import where
 
@@ -54,7 +55,7 @@ def run_estimate(input, output, params, **_) -> None:
     """What the contexts will cost, written before any call; stops the run, naming them, when
     a document is too long for one call of the model."""
     table = load_prices(input.prices)
-    model, backend = params.llm["model"], params.llm["backend"]
+    model, backend = priced_model(params.llm), params.llm["backend"]
     prices = model_prices(table, model)
     docs, chunks, prompt = read_jsonl(input.docs), read_jsonl(input.chunks), read_prompt(input.template)
     too_long = over_window(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens))

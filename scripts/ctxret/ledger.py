@@ -2,7 +2,8 @@
 
 Pure functions over context records (the per-chunk answers) and a price table
 (config/prices.yaml, $ per million tokens, with characters per token for estimates). The
-estimate and the ledger give the same figures (`figures`), so a run shows both side by side.
+estimate and the ledger give the same figures (`figures`), so a run shows both side by side
+(ctxret.ledger_text puts them in words).
 """
 from __future__ import annotations
 
@@ -14,20 +15,9 @@ import numpy as np
 
 from .errors import InputError
 from .chunktext import prompt_chunk
+from .llm import backend_spec
 from .prompt import Prompt
 from .usage import INPUT_KINDS, USAGE_KEYS
-
-# Where each backend's prompt tokens land, as its answers report them: the first call of a
-# document sends the system prompt (the document) as `first`, later calls read it from the
-# cache; the user message is `user` in every call. claude -p marks the user message for its
-# 1-hour cache too (its answers show it as cache_creation, with a couple of uncached tokens);
-# the anthropic backend caches the system block only; OpenAI-compatible servers reuse a prefix
-# they have seen, with no cache write.
-CACHE_MODEL = {
-    "claude-cli": {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"},
-    "anthropic": {"first": "cache_creation_input_tokens", "user": "input_tokens"},
-    "openai": {"first": "input_tokens", "user": "input_tokens"},
-}
 
 
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "chars_per_token", "context_window")
@@ -121,31 +111,16 @@ def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
     }
 
 
-def stats_lines(variant: str, s: dict) -> list[str]:
-    per_call = s["cost_per_call"]
-    lines = [
-        f"{variant}: results {s['results']}/{s['chunks']}, chunks left failed {s['failed']}, "
-        f"discarded attempts {sum(s['discarded'].values())} {s['discarded']}",
-        f"model keys {s['model_keys']}, num_turns {s['turns']}",
-        f"input tokens {s['input_tokens_total']:,}, read from cache {s['cache_read_share']:.3f}",
-        f"cost ${s['cost_usd']:.2f}" + (f", per call min {per_call['min']:.4f}, median {per_call['median']:.4f}, "
-                                         f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
-        f"first start {s['first_start']}, last end {s['last_end']}, elapsed {s['elapsed_hours']:.2f} h",
-    ]
-    if s["cost_per_million_document_tokens"] is not None:
-        lines.append(f"document tokens {s['document_tokens']:,}, cost per million document tokens "
-                     f"${s['cost_per_million_document_tokens']:.2f} (reference $56.54, original method $1.02)")
-    return lines
-
-
 def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, prices: dict,
              output_tokens: int, backend: str) -> dict:
-    """Expected usage if every chunk is called once, a document's chunks one after another, the
-    tokens placed by the backend's CACHE_MODEL; tokens from characters by the table's
-    chars_per_token, `output_tokens` per call."""
-    if backend not in CACHE_MODEL:
+    """Expected usage if every chunk is called once, a document's chunks one after another: the
+    first call of a document sends the system prompt (the document) as the backend's
+    `cache["first"]`, later calls read it from the cache, the user message is `cache["user"]`
+    in every call (ctxret.llm.BACKENDS); tokens from characters by the table's chars_per_token,
+    `output_tokens` per call."""
+    cache = backend_spec(backend).cache
+    if cache is None:
         raise InputError(f"estimate: no cache model for backend {backend!r}")
-    cache = CACHE_MODEL[backend]
     cpt = float(prices["chars_per_token"])
     system = {d["slug"]: len(prompt.system_for(d["body"])) / cpt for d in docs}
     usage = dict.fromkeys(USAGE_KEYS, 0.0)
@@ -189,36 +164,3 @@ def versus(estimated: dict, measured: dict) -> dict:
     e, m = figures(estimated), figures(measured)
     return {k: {"estimate": e[k], "ledger": m[k],
                 "error_pct": (e[k] - m[k]) / m[k] * 100 if m[k] else None} for k in FIGURES}
-
-
-def _figure(name: str, value: float) -> str:
-    if name == "cache-read share":
-        return f"{value:.3f}"
-    return f"${value:,.2f}" if name == "dollars" else f"{value:,.0f}"
-
-
-def figure_lines(title: str, columns: list[str], rows: dict[str, list]) -> list[str]:
-    """A table: one line per figure, a column per source (None: "-"), errors in percent."""
-    lines = [title, f"  {'':<20}" + "".join(f"{c:>14}" for c in columns)]
-    for name, values in rows.items():
-        cells = []
-        for column, v in zip(columns, values):
-            if v is None:
-                cells.append(f"{'-':>14}")
-            elif column == "error":
-                cells.append(f"{v:>+12.1f} %")
-            else:
-                cells.append(f"{_figure(name, v):>14}")
-        lines.append(f"  {name:<20}" + "".join(cells))
-    return lines
-
-
-def estimate_lines(e: dict, model: str, backend: str, version: str) -> list[str]:
-    return figure_lines(f"estimate for {backend} {model} (prices {version}), every chunk called once:",
-                        ["estimate"], {k: [v] for k, v in figures(e).items()})
-
-
-def versus_lines(variant: str, vs: dict, version: str) -> list[str]:
-    return figure_lines(f"{variant}: the estimate before the run and the ledger (prices {version})",
-                        ["estimate", "ledger", "error"],
-                        {k: [f["estimate"], f["ledger"], f["error_pct"]] for k, f in vs.items()})

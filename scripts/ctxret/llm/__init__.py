@@ -1,22 +1,68 @@
-"""LLM backends that write a short context for a chunk: claude-cli, anthropic, openai, heuristic.
+"""LLM backends that write a short context for a chunk, registered in BACKENDS.
 
 `make_backend(settings)` builds one from its settings; `call_with_retries` asks it until an
 answer comes or the attempts run out. Every backend gets the document once, as the system
-prompt (ctxret.prompt renders both parts). Nothing here knows about stores or ledgers.
+prompt (ctxret.prompt renders both parts). Nothing here knows about stores or price tables.
+
+A new backend is a module here with a `Backend` subclass, one line in BACKENDS, and its settings
+as one `if/then` under `contexts.llm` in config/schema.yaml (their defaults live there only;
+tests/test_llm_backends.py fails while the schema and BACKENDS disagree).
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
 from ..errors import InputError
+from .anthropic_api import AnthropicBackend
 from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreachable
+from .claude_cli import ClaudeCliBackend
+from .heuristic import HeuristicBackend
+from .openai_api import OpenAIBackend
 
-__all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed",
-           "BACKENDS", "make_backend", "call_with_retries"]
+__all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed", "BackendSpec",
+           "BACKENDS", "FREE_BACKEND", "free_context", "backend_spec", "make_backend", "priced_model",
+           "call_with_retries"]
 
-BACKENDS = ("claude-cli", "anthropic", "openai", "heuristic")
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """One backend: its name (contexts.llm.backend), its class (its module loads an SDK on the
+    first call only), the settings it reads, where its answers report the prompt's tokens
+    (`cache`: the usage key of a document's first call, `first`, and of every user message,
+    `user`, for the ledger's estimate) and the setting naming its row of the price table
+    (`prices_key`). A free backend (no prices_key) is never priced, stored or offered as A1."""
+    name: str
+    cls: type[Backend]
+    settings: tuple[str, ...]
+    cache: dict[str, str] | None = None
+    prices_key: str | None = "model"
+
+    @property
+    def paid(self) -> bool:
+        return self.prices_key is not None
+
+
+SDK_SETTINGS = ("model", "max_tokens", "temperature", "api_key_env", "base_url", "timeout_s")
+# claude -p marks the user message for its 1-hour cache too (its answers show it as
+# cache_creation, with a couple of uncached tokens); the anthropic backend caches the system
+# block only; OpenAI-compatible servers reuse a prefix they have seen, with no cache write.
+BACKENDS = {spec.name: spec for spec in (
+    BackendSpec("claude-cli", ClaudeCliBackend, ("executable", "model", "effort", "strip_env", "timeout_s"),
+                {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"}),
+    BackendSpec("anthropic", AnthropicBackend, SDK_SETTINGS,
+                {"first": "cache_creation_input_tokens", "user": "input_tokens"}),
+    BackendSpec("openai", OpenAIBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
+    BackendSpec("heuristic", HeuristicBackend, ("language",), prices_key=None),
+)}
+FREE_BACKEND = "heuristic"  # X1: the context from the document's structure
+
+
+def free_context(language: str) -> dict:
+    """X1's settings: the free backend in the corpus language."""
+    return {"backend": FREE_BACKEND, "language": language}
 
 
 class ContextFailed(Exception):
@@ -28,22 +74,25 @@ class ContextFailed(Exception):
         self.discarded = discarded
 
 
+def backend_spec(name: str | None) -> BackendSpec:
+    """The registered backend `name`; InputError for an unknown one."""
+    if name not in BACKENDS:
+        raise InputError(f"llm backend {name!r} is unknown; choose one of {', '.join(BACKENDS)}")
+    return BACKENDS[name]
+
+
 def make_backend(settings: dict) -> Backend:
     """The backend named by settings["backend"]; InputError for an unknown one or bad settings."""
-    name = settings.get("backend")
-    if name == "claude-cli":
-        from .claude_cli import ClaudeCliBackend
-        return ClaudeCliBackend(settings)
-    if name == "anthropic":
-        from .anthropic_api import AnthropicBackend
-        return AnthropicBackend(settings)
-    if name == "openai":
-        from .openai_api import OpenAIBackend
-        return OpenAIBackend(settings)
-    if name == "heuristic":
-        from .heuristic import HeuristicBackend
-        return HeuristicBackend(settings)
-    raise InputError(f"llm backend {name!r} is unknown; choose one of {', '.join(BACKENDS)}")
+    return backend_spec(settings.get("backend")).cls(settings)
+
+
+def priced_model(settings: dict) -> str:
+    """The model whose row of the price table prices these settings' calls; InputError for a
+    free backend."""
+    spec = backend_spec(settings.get("backend"))
+    if not spec.paid:
+        raise InputError(f"llm backend {spec.name!r} is free: it has no price")
+    return settings[spec.prices_key]
 
 
 def call_with_retries(backend: Backend, system: str, user: str, doc: dict, chunk: dict,

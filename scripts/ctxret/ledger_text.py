@@ -1,0 +1,55 @@
+"""The context ledger and its estimate (ctxret.ledger) as the log lines of ctx_stats and
+ctx_estimate: the ledger's summary, and the figures an estimate and a ledger share as a table."""
+from __future__ import annotations
+
+from .ledger import figures
+
+
+def stats_lines(variant: str, s: dict) -> list[str]:
+    per_call = s["cost_per_call"]
+    lines = [
+        f"{variant}: results {s['results']}/{s['chunks']}, chunks left failed {s['failed']}, "
+        f"discarded attempts {sum(s['discarded'].values())} {s['discarded']}",
+        f"model keys {s['model_keys']}, num_turns {s['turns']}",
+        f"input tokens {s['input_tokens_total']:,}, read from cache {s['cache_read_share']:.3f}",
+        f"cost ${s['cost_usd']:.2f}" + (f", per call min {per_call['min']:.4f}, median {per_call['median']:.4f}, "
+                                         f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
+        f"first start {s['first_start']}, last end {s['last_end']}, elapsed {s['elapsed_hours']:.2f} h",
+    ]
+    if s["cost_per_million_document_tokens"] is not None:
+        lines.append(f"document tokens {s['document_tokens']:,}, cost per million document tokens "
+                     f"${s['cost_per_million_document_tokens']:.2f} (reference $56.54, original method $1.02)")
+    return lines
+
+
+def _figure(name: str, value: float) -> str:
+    if name == "cache-read share":
+        return f"{value:.3f}"
+    return f"${value:,.2f}" if name == "dollars" else f"{value:,.0f}"
+
+
+def figure_lines(title: str, columns: list[str], rows: dict[str, list]) -> list[str]:
+    """A table: one line per figure, a column per source (None: "-"), errors in percent."""
+    lines = [title, f"  {'':<20}" + "".join(f"{c:>14}" for c in columns)]
+    for name, values in rows.items():
+        cells = []
+        for column, v in zip(columns, values):
+            if v is None:
+                cells.append(f"{'-':>14}")
+            elif column == "error":
+                cells.append(f"{v:>+12.1f} %")
+            else:
+                cells.append(f"{_figure(name, v):>14}")
+        lines.append(f"  {name:<20}" + "".join(cells))
+    return lines
+
+
+def estimate_lines(e: dict, model: str, backend: str, version: str) -> list[str]:
+    return figure_lines(f"estimate for {backend} {model} (prices {version}), every chunk called once:",
+                        ["estimate"], {k: [v] for k, v in figures(e).items()})
+
+
+def versus_lines(variant: str, vs: dict, version: str) -> list[str]:
+    return figure_lines(f"{variant}: the estimate before the run and the ledger (prices {version})",
+                        ["estimate", "ledger", "error"],
+                        {k: [f["estimate"], f["ledger"], f["error_pct"]] for k, f in vs.items()})
