@@ -24,8 +24,6 @@ rule pairs:
         power=config["pairs"]["power"],
         groups=GROUPS,
         ks=config["score"]["ks"],
-        mrr_k=config["score"]["mrr_k"],
-        doc_k=config["score"]["doc_k"],
         cluster_key=config["questions"]["cluster_key"],
         corpus_language=LANGUAGE,
         seed=config["pairs"]["seed"],

@@ -1,3 +1,6 @@
+from ctxret import metrics  # noqa: E402 (the package is on sys.path from rules/common.smk)
+
+
 rule score:
     input:
         gold=f"{R}/gold.json",
@@ -17,11 +20,7 @@ rule score:
     params:
         conditions=CONDITIONS,
         groups=GROUPS,
-        ks=config["score"]["ks"],
-        mrr_k=config["score"]["mrr_k"],
-        doc_k=config["score"]["doc_k"],
-        ndcg_k=config["score"]["ndcg_k"],
-        r_k=config["score"]["r_k"] if TOP_K >= config["score"]["r_k"] else None,
+        cutoffs=metrics.configured(config["score"], TOP_K),
         main_group=MAIN_GROUP,
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],
