@@ -6,14 +6,15 @@ its chunks; `gold` below is the union of those chunks.
 A measure is named as ir_measures names it (`nDCG@10`, `RR@10`; `doc nDCG@10` on the document
 runs) and parsed once into a `Measure`; `MEASURES` holds each family's per-question function,
 the levels it is read at and the score.json keys it is summarised under. The measures a run
-reports come from the config's score section (`configured`, `reported`).
+reports come from the config's score section (`configured`, `reported`). A new measure is its
+function, a line in `MEASURES` and its test; `score.measures` then names it with its cut-off.
 """
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -67,14 +68,14 @@ def judged_recall_at(ranked: Sequence[str], grades: dict[str, int], k: int) -> f
     return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
 
 
-def document_ranking(ranked: Sequence[str], slug_of: dict[str, str]) -> list[str]:
-    """A chunk run as a document run (max-passage): each document at the rank of its best chunk."""
-    return list(dict.fromkeys(slug_of[cid] for cid in ranked))
-
-
 def precision_at(ranked: Sequence[str], grades: dict[str, int], k: int) -> float:
     """P@k as trec_eval counts it: the judged relevant items (grade > 0) in the top k, over k."""
     return sum(1 for cid in ranked[:k] if grades.get(cid, 0) > 0) / k
+
+
+def document_ranking(ranked: Sequence[str], slug_of: dict[str, str]) -> list[str]:
+    """A chunk run as a document run (max-passage): each document at the rank of its best chunk."""
+    return list(dict.fromkeys(slug_of[cid] for cid in ranked))
 
 
 @dataclass(frozen=True)
@@ -89,45 +90,51 @@ class Judged:
     gold_docs: frozenset[str] = frozenset()
 
 
-Figure = tuple  # (score.json key, value, questions counted or None): one entry of a group's summary
+class Figure(NamedTuple):
+    """One entry of a group's summary: its score.json key, its value (a mean, or {n, N, rate} of
+    questions counted) and the questions counted, if any (the parquet table's n)."""
+    key: str
+    value: float | dict
+    n: int | None = None
 
 
 def means(values: list, keys: tuple[str, ...]) -> list[Figure]:
     """The mean over the questions, under each key."""
     mean = float(np.mean(values))
-    return [(key, mean, None) for key in keys]
+    return [Figure(key, mean) for key in keys]
 
 
 def failures(values: list, keys: tuple[str, ...]) -> list[Figure]:
     """The questions without a hit, counted (failure rate), then the hit rate."""
     n, fails = len(values), sum(1 for v in values if not v)
-    return [(keys[0], {"n": fails, "N": n, "rate": fails / n}, fails), (keys[1], 1 - fails / n, n - fails)]
+    return [Figure(keys[0], {"n": fails, "N": n, "rate": fails / n}, fails), Figure(keys[1], 1 - fails / n, n - fails)]
 
 
 def hits(values: list, keys: tuple[str, ...]) -> list[Figure]:
+    """The questions with a hit, counted."""
     n, found = len(values), sum(1 for v in values if v)
-    return [(keys[0], {"n": found, "N": n, "rate": found / n}, found)]
+    return [Figure(keys[0], {"n": found, "N": n, "rate": found / n}, found)]
 
 
 @dataclass(frozen=True)
 class Family:
-    """A measure without its cut-off: one question's value at k, how a group's values are
-    summarised and under which score.json keys (`{k}`, `{name}` filled in), the levels it is read
-    at, and, for a family summarised without its k, the one setting that gives its cut-off."""
+    """A measure without its cut-off: one question's value at k, the levels it is read at, the
+    score.json keys a group's values are summarised under (`{k}`, `{name}` filled in) and how,
+    and, for a family summarised without its k, the one setting that gives its cut-off."""
     score: Callable[[Judged, int], float | bool]
+    levels: tuple[str, ...] = ("chunk", "doc")
     keys: tuple[str, ...] = ("{name}",)
     summarise: Callable[[list, tuple[str, ...]], list[Figure]] = means
-    levels: tuple[str, ...] = ("chunk", "doc")
     setting: str = ""
 
 
 CHUNK = ("chunk",)
+# Named as ir_measures names them; the first four keep the keys score.json has always had.
 MEASURES = {
-    "Success": Family(lambda j, k: hit_at(j.ranked, j.gold, k), ("fail@{k}", "hit@{k}"), failures, CHUNK),
-    "Pass": Family(lambda j, k: recall_at(j.ranked, j.units, k), ("recall@{k}", "pass@{k}"), levels=CHUNK),
-    "DocSuccess": Family(lambda j, k: doc_hit_at(j.docs, j.gold_docs, k), ("doc_recall",), hits, CHUNK,
-                         "score.doc_k"),
-    "RR": Family(lambda j, k: reciprocal_rank(j.ranked, j.gold, k), ("mrr",), levels=CHUNK, setting="score.mrr_k"),
+    "Success": Family(lambda j, k: hit_at(j.ranked, j.gold, k), CHUNK, ("fail@{k}", "hit@{k}"), failures),
+    "Pass": Family(lambda j, k: recall_at(j.ranked, j.units, k), CHUNK, ("recall@{k}", "pass@{k}")),
+    "DocSuccess": Family(lambda j, k: doc_hit_at(j.docs, j.gold_docs, k), CHUNK, ("doc_recall",), hits, "score.doc_k"),
+    "RR": Family(lambda j, k: reciprocal_rank(j.ranked, j.gold, k), CHUNK, ("mrr",), setting="score.mrr_k"),
     "nDCG": Family(lambda j, k: ndcg_at(j.ranked, j.grades, k)),
     "R": Family(lambda j, k: judged_recall_at(j.ranked, j.grades, k)),
     "P": Family(lambda j, k: precision_at(j.ranked, j.grades, k)),
@@ -169,29 +176,30 @@ def parse(name: str) -> Measure:
     return Measure(match[2], int(match[3]), level)
 
 
+def cutoffs(score: dict, top_k: int) -> dict:
+    """The score section's cut-offs; r_k None when the runs, search.top_k deep, do not reach it."""
+    return {**{key: score[key] for key in ("ks", "mrr_k", "doc_k", "ndcg_k")},
+            "r_k": score["r_k"] if score["r_k"] and top_k >= score["r_k"] else None}
+
+
 def configured(score: dict, top_k: int) -> dict:
-    """What score.json records of the config's score section: the cut-offs (r_k None when the runs,
-    search.top_k deep, do not reach it) and, when there are any, the extra measures' names."""
+    """What score.json records of the config's score section: its cut-offs and, when there are
+    any, the extra measures' names (score.measures), checked."""
     problems = measure_problems(score, top_k)
     if problems:
         raise InputError(f"config {problems[0][0]}: {problems[0][1]}")
     return {**cutoffs(score, top_k), **({"measures": list(score["measures"])} if score.get("measures") else {})}
 
 
-def cutoffs(score: dict, top_k: int) -> dict:
-    return {**{key: score[key] for key in ("ks", "mrr_k", "doc_k", "ndcg_k")},
-            "r_k": score["r_k"] if score["r_k"] and top_k >= score["r_k"] else None}
-
-
-def reported(cutoffs: dict) -> list[Measure]:
+def reported(record: dict) -> list[Measure]:
     """The measures of a run in the order of its summary, from `configured`'s record (or
     score.json, which holds it): per k of ks hit and Pass, doc hit, RR, nDCG and R at both levels,
     then the extra ones."""
-    out = [Measure(family, k) for k in cutoffs["ks"] for family in ("Success", "Pass")]
-    out += [Measure("DocSuccess", cutoffs["doc_k"]), Measure("RR", cutoffs["mrr_k"])]
-    out += [Measure(family, cutoffs[key], level) for family, key in (("nDCG", "ndcg_k"), ("R", "r_k"))
-            if cutoffs[key] for level in ("chunk", "doc")]
-    return out + [parse(name) for name in cutoffs.get("measures", [])]
+    out = [Measure(family, k) for k in record["ks"] for family in ("Success", "Pass")]
+    out += [Measure("DocSuccess", record["doc_k"]), Measure("RR", record["mrr_k"])]
+    out += [Measure(family, record[key], level) for family, key in (("nDCG", "ndcg_k"), ("R", "r_k"))
+            if record[key] for level in ("chunk", "doc")]
+    return out + [parse(name) for name in record.get("measures", [])]
 
 
 def measure_problems(score: dict, top_k: int) -> list[tuple[str, str]]:

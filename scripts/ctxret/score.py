@@ -1,5 +1,6 @@
 """score: failure rate@k, hit/recall/Pass@k, doc recall, MRR, nDCG@10 and R@100 (at chunk and
-document level) per condition and question group.
+document level), and any measure score.measures adds, per condition and question group
+(ctxret.metrics: the measures, parsed once from the config's score section).
 
 Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
-from .metrics import Measure, document_ranking, reported
+from .metrics import Figure, Measure, document_ranking, reported
 from .outcomes import Condition, chunk_grades, doc_grades, group_members, question_outcomes
 from .runs import chunk_names, doc_names, qrels_text, read_run, trec_text
 from .presentation import headline_rows, score_markdown
@@ -30,25 +31,25 @@ def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: b
     return {name: qids for name, qids in out.items() if qids}
 
 
-def group_figures(outcomes: dict[str, dict], qids: list[str], measures: list[Measure]) -> list[tuple]:
-    """Each measure summarised over a group (ctxret.metrics: Figure). recall@k is the mean share of
+def group_figures(outcomes: dict[str, dict], qids: list[str],
+                  measures: list[Measure]) -> list[tuple[Measure, Figure]]:
+    """Each measure summarised over a group. recall@k is the mean share of
     gold units with a chunk in the top k; pass@k (the cookbook's Pass@k, defined as that same mean
     share) is reported beside it; hit@k counts a question as found when any of its gold chunks is
     in the top k. nDCG and R (trec_eval's recall: the share of judged chunks, or documents, in the
     top k) at chunk and document level."""
     rows = [outcomes[q] for q in qids]
-    return [(m, *figure) for m in measures for figure in m.summarise([r[m.name] for r in rows])]
+    return [(m, figure) for m in measures for figure in m.summarise([r[m.name] for r in rows])]
 
 
-def group_summary(figures: list[tuple], n: int) -> dict:
-    return {"N": n, **{key: value for _, key, value, _ in figures}}
+def group_summary(figures: list[tuple[Measure, Figure]], n: int) -> dict:
+    return {"N": n, **{f.key: f.value for _, f in figures}}
 
 
-def long_rows(key: dict, figures: list[tuple], n: int) -> list[dict]:
-    """One row per metric of a condition x group (the parquet table)."""
-    return [{**key, "metric": name.split("@")[0].replace(" ", "_"), "k": m.k, "n": count, "N": n,
-             "value": float(value["rate"] if isinstance(value, dict) else value)}
-            for m, name, value, count in figures]
+def long_rows(key: dict, figures: list[tuple[Measure, Figure]], n: int) -> list[dict]:
+    """One row per figure of a condition x group (the parquet table): `doc nDCG@10` as metric doc_nDCG, k 10."""
+    return [{**key, "metric": f.key.split("@")[0].replace(" ", "_"), "k": m.k, "n": f.n, "N": n,
+             "value": float(f.value["rate"] if isinstance(f.value, dict) else f.value)} for m, f in figures]
 
 
 def document_runs(run: dict[str, list[str]], slug_of: dict[str, str]) -> dict[str, list[str]]:
