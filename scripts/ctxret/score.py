@@ -33,11 +33,11 @@ def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: b
 
 def group_figures(outcomes: dict[str, dict], qids: list[str],
                   measures: list[Measure]) -> list[tuple[Measure, Figure]]:
-    """Each measure summarised over a group. recall@k is the mean share of
-    gold units with a chunk in the top k; pass@k (the cookbook's Pass@k, defined as that same mean
-    share) is reported beside it; hit@k counts a question as found when any of its gold chunks is
-    in the top k. nDCG and R (trec_eval's recall: the share of judged chunks, or documents, in the
-    top k) at chunk and document level."""
+    """Each measure summarised over a group. recall@k is the mean share of gold units with a chunk
+    in the top k; pass@k (the cookbook's Pass@k, defined as that same mean share) is reported beside
+    it; hit@k counts a question as found when any of its gold chunks is in the top k. nDCG and R
+    (trec_eval's recall: the share of judged chunks, or documents, in the top k) at chunk and
+    document level."""
     rows = [outcomes[q] for q in qids]
     return [(m, figure) for m in measures for figure in m.summarise([r[m.name] for r in rows])]
 
