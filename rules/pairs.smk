@@ -24,8 +24,6 @@ rule pairs:
         power=config["pairs"]["power"],
         groups=config["questions"]["groups"],
         ks=config["score"]["ks"],
-        mrr_k=config["score"]["mrr_k"],
-        doc_k=config["score"]["doc_k"],
         cluster_key=config["questions"]["cluster_key"],
         corpus_language=config["corpus"]["language"],
         seed=config["pairs"]["seed"],

@@ -28,8 +28,6 @@ rule plan:
             **{key: config["pairs"][key] for key in ("alpha", "power", "seed", "resamples", "planning_diffs")},
             "cluster_key": config["questions"]["cluster_key"],
             "groups": config["questions"]["groups"],
-            "mrr_k": config["score"]["mrr_k"],
-            "doc_k": config["score"]["doc_k"],
             "secondary": {
                 "variant_pairs": config["pairs"]["variant_pairs"],
                 "ks": config["score"]["ks"],

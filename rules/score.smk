@@ -17,11 +17,7 @@ rule score:
     params:
         conditions=names_of(P.conditions),
         groups=config["questions"]["groups"],
-        ks=config["score"]["ks"],
-        mrr_k=config["score"]["mrr_k"],
-        doc_k=config["score"]["doc_k"],
-        ndcg_k=config["score"]["ndcg_k"],
-        r_k=config["score"]["r_k"] if P.top_k >= config["score"]["r_k"] else None,
+        cutoffs=P.measures,
         main_group=config["score"]["main_group"],
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],

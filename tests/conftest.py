@@ -65,8 +65,8 @@ def settings(**sections) -> dict:
 def backend_for(llm: dict):
     """The backend of contexts.llm `llm` as the workflow builds it: settings checked by the
     schema, defaults filled in (the free heuristic X1 takes its settings as they are)."""
-    from ctxret.llm import make_backend
-    return make_backend(llm if llm.get("backend") == "heuristic" else settings(contexts={"llm": llm})["contexts"]["llm"])
+    from ctxret.llm import FREE_BACKEND, make_backend
+    return make_backend(llm if llm.get("backend") == FREE_BACKEND else settings(contexts={"llm": llm})["contexts"]["llm"])
 
 
 def corpus_settings(path, **extra) -> dict:

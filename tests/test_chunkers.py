@@ -8,6 +8,7 @@ import pytest
 
 from ctxret.chunkers import Tools, semantic
 from ctxret.chunking import gold_units, question_outcome, unit_views
+from ctxret.metrics import Measure
 from ctxret.chunks import chunk_corpus, covered_units
 from ctxret.documents import units_of
 from ctxret.importers.manifests import read_articles
@@ -121,11 +122,12 @@ def test_strict_and_loose_scoring_by_hand():
     inside = {"chunk_id": "y", "slug": "kafka-lag", "text": "", "unit": "kafka-lag#s1", "units": ["kafka-lag#s1"]}
     views = unit_views([crossing, inside], "passage")
     assert crossing["unit"] == "kafka-lag#s0" and crossing["units"] == ["kafka-lag#s0", "kafka-lag#s1"]
-    first_crossing = question_outcome(["x", "y"], {"kafka-lag#s1"}, views, {"y"}, k=1, mrr_k=10)
-    assert (first_crossing["hit@1"], first_crossing["loose"], first_crossing["passage"], first_crossing["rr"]) == (
+    hit, rr = Measure("Success", 1), Measure("RR", 10)
+    first_crossing = question_outcome(["x", "y"], {"kafka-lag#s1"}, views, {"y"}, hit, rr)
+    assert (first_crossing["Success@1"], first_crossing["loose"], first_crossing["passage"], first_crossing["rr"]) == (
         False, True, False, 0.5)
-    first_inside = question_outcome(["y", "x"], {"kafka-lag#s1"}, views, {"y"}, k=1, mrr_k=10)
-    assert (first_inside["hit@1"], first_inside["loose"], first_inside["passage"], first_inside["rr"]) == (
+    first_inside = question_outcome(["y", "x"], {"kafka-lag#s1"}, views, {"y"}, hit, rr)
+    assert (first_inside["Success@1"], first_inside["loose"], first_inside["passage"], first_inside["rr"]) == (
         True, True, True, 1.0)
 
 

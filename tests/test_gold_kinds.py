@@ -15,6 +15,7 @@ from ctxret import qcheck, questions, score
 from ctxret.chunks import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus
+from ctxret.metrics import configured
 from ctxret.runs import write_run
 from test_importers import FORMATS
 
@@ -45,8 +46,9 @@ def scored(tmp_path):
                               doc_qrels=str(tmp_path / "runs" / "doc" / "qrels.txt"))
         score.run(input=SimpleNamespace(gold=str(tmp_path / "gold.json"), chunks=str(tmp_path / "chunks.jsonl"),
                                         runs=[str(run_path)]),
-                  output=out, params=SimpleNamespace(conditions=[("bm25", "T1")], groups={"Q": ["Q"]}, ks=[2, 5],
-                                                     mrr_k=10, doc_k=2, ndcg_k=10, r_k=5, main_group="Q",
+                  output=out, params=SimpleNamespace(conditions=[("bm25", "T1")], groups={"Q": ["Q"]}, main_group="Q",
+                                                     cutoffs=configured({"ks": [2, 5], "mrr_k": 10, "doc_k": 2,
+                                                                         "ndcg_k": 10, "r_k": 5}, 5),
                                                      per_set=False, language="en"))
         gold = json.loads((tmp_path / "gold.json").read_text())["questions"][question["id"]]
         summary = json.loads((tmp_path / "score.json").read_text())["results"][0]["summary"]

@@ -27,7 +27,7 @@ def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),),
     resolved, fallback_used = paired.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
     return {"primary": resolved, "dense": "e5", "fallback_used": fallback_used, "fallback_variant": "X1",
             "alpha": 0.05, "power": 0.8, "seed": 42, "resamples": resamples, "planning_diffs": [0.03, 0.05, 0.1],
-            "cluster_key": r"\d+", "groups": GROUPS, "mrr_k": 10, "doc_k": 5,
+            "cluster_key": r"\d+", "groups": GROUPS,
             "secondary": {"variant_pairs": [list(p) for p in variant_pairs], "ks": [5, 20], "correction": "holm"},
             "secondary_comparisons": [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
                                       if f"{r}:{a}" in conds and f"{r}:{b}" in conds],
@@ -65,7 +65,7 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
     params = SimpleNamespace(conditions=data.conditions, comparisons=plan["secondary_comparisons"],
                              primary=plan["primary"], fallback_used=plan["fallback_used"], fallback_variant="X1",
-                             alpha=0.05, power=0.8, groups=GROUPS, mrr_k=10, doc_k=5, ks=[5, 20],
+                             alpha=0.05, power=0.8, groups=GROUPS, ks=[5, 20],
                              cluster_key=cluster_key, seed=42, resamples=resamples, language=language,
                              corpus_language=corpus_language)
     pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs,

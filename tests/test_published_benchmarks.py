@@ -24,6 +24,7 @@ from conftest import question_sets, read_lines, settings, write_lines
 from ctxret import chunks, cut, prep, qcheck, questions, score
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus
+from ctxret.metrics import configured
 from ctxret.questionset import load_question_sets
 
 DATA = Path(__file__).parent / "data" / "formats"
@@ -64,8 +65,9 @@ def workflow(tmp: Path, corpus: dict, sets: dict, chunker: str, ranked: dict[str
                             qrels=str(tmp / "runs" / "qrels.txt"), doc_runs=[str(tmp / "runs" / "doc" / "bm25-T1.trec")],
                             doc_qrels=str(tmp / "runs" / "doc" / "qrels.txt"))
     score.run(input=SimpleNamespace(gold=gold, chunks=chunk_path, runs=[run]), output=s_out,
-              params=SimpleNamespace(conditions=[("bm25", "T1")], groups={set_name: [set_name]}, ks=ks, mrr_k=10,
-                                     doc_k=1, ndcg_k=10, r_k=None, main_group=set_name, per_set=False,
+              params=SimpleNamespace(conditions=[("bm25", "T1")], groups={set_name: [set_name]}, main_group=set_name,
+                                     cutoffs=configured({"ks": ks, "mrr_k": 10, "doc_k": 1, "ndcg_k": 10,
+                                                         "r_k": None}, 20), per_set=False,
                                      language="en"))
     summary = json.loads(Path(s_out.json).read_text())["results"][0]["summary"]
     return summary, trec, s_out.doc_runs[0]

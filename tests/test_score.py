@@ -7,11 +7,12 @@ import ir_measures
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from ir_measures import RR, R, Success, nDCG
+from ir_measures import RR, P, R, Success, nDCG
 
-from conftest import question_sets, write_lines
+from conftest import question_sets, settings, write_lines
 from ctxret import questions, score
 from ctxret.errors import InputError
+from ctxret.metrics import configured
 from ctxret.runs import write_run
 
 SETS = {"H": [f"h{i:02d}" for i in range(1, 13)], "P": [f"p{i:02d}" for i in range(1, 9)],
@@ -68,15 +69,18 @@ def random_ranks(qids, seed, miss=0.3):
     return {q: (None if rng.random() < miss else int(rng.integers(1, 20))) for q in qids}
 
 
-def run_score(data: SimpleNamespace, per_set=True, language="en"):
+SCORE = {"ks": [5, 20], "mrr_k": 10, "doc_k": 5, "ndcg_k": 10, "r_k": 20}
+
+
+def run_score(data: SimpleNamespace, per_set=True, language="en", score_section=SCORE):
     out = data.tmp / "out"
     runs = data.tmp / "runs"
     output = SimpleNamespace(md=str(out / "score.md"), json=str(out / "score.json"),
                              parquet=str(out / "score.parquet"), qrels=str(runs / "qrels.txt"),
                              doc_runs=[str(runs / "doc" / f"{r}-{v}.trec") for r, v in data.conditions],
                              doc_qrels=str(runs / "doc" / "qrels.txt"))
-    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, ks=[5, 20], mrr_k=10, doc_k=5,
-                             ndcg_k=10, r_k=20, main_group="HP", per_set=per_set, language=language)
+    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, cutoffs=configured(score_section, 20),
+                             main_group="HP", per_set=per_set, language=language)
     score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs), output=output, params=params)
     return output
 
@@ -154,6 +158,27 @@ def test_qrels_parquet_json_and_markdown_carry_the_same_numbers(tmp_path):
                      f(hp["doc_recall"]), f"{hp['mrr']:.3f}", f"{hp['nDCG@10']:.3f}", f"{hp['doc nDCG@10']:.3f}"]
 
 
+def test_a_measure_added_in_the_score_section_is_in_score_json_parquet_and_markdown(tmp_path):
+    data = synthetic(tmp_path, {"e5:T1": random_ranks(ALL, 5)}, gold_sizes={"h01": 3, "h02": 2, "p03": 2})
+    out = run_score(data, score_section=settings(score={**SCORE, "measures": ["P@5", "doc P@3"]})["score"])
+    reported = json.loads(Path(out.json).read_text())
+    assert reported["measures"] == ["P@5", "doc P@3"]
+    qrels, doc_qrels = list(ir_measures.read_trec_qrels(out.qrels)), list(ir_measures.read_trec_qrels(out.doc_qrels))
+    run = list(ir_measures.read_trec_run(data.runs[0].replace(".jsonl", ".trec")))
+    doc_run = list(ir_measures.read_trec_run(out.doc_runs[0]))
+    for r in reported["results"]:
+        keep = set(reported["groups"][r["group"]])
+        expected = ir_measures.calc_aggregate([P @ 5], [q for q in qrels if q.query_id in keep],
+                                              [x for x in run if x.query_id in keep])[P @ 5]
+        by_doc = ir_measures.calc_aggregate([P @ 3], [q for q in doc_qrels if q.query_id in keep],
+                                            [x for x in doc_run if x.query_id in keep])[P @ 3]
+        assert (r["summary"]["P@5"], r["summary"]["doc P@3"]) == (pytest.approx(expected), pytest.approx(by_doc))
+    table = pq.read_table(out.parquet).to_pylist()
+    assert {(row["metric"], row["k"]) for row in table} >= {("P", 5), ("doc_P", 3)}
+    head = next(line for line in Path(out.md).read_text().splitlines() if line.startswith("| condition | group |"))
+    assert head.rstrip(" |").endswith("| P@5 | doc P@3")
+
+
 def test_a_run_naming_an_unknown_chunk_stops_at_its_line(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": {}})
     lines = Path(data.runs[0]).read_text().splitlines()
@@ -167,8 +192,8 @@ def test_a_run_naming_an_unknown_chunk_stops_at_its_line(tmp_path):
 
 def test_an_unknown_main_group_is_named(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": {}})
-    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, ks=[5], mrr_k=10, doc_k=5, ndcg_k=10,
-                             r_k=None, main_group="XY", per_set=False, language="ko")
+    params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, cutoffs=configured({**SCORE, "ks": [5]}, 10),
+                             main_group="XY", per_set=False, language="ko")
     with pytest.raises(InputError, match="config score.main_group: 'XY'"):
         score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs),
                   output=SimpleNamespace(md="", json="", parquet="", qrels=""), params=params)

@@ -1,37 +1,12 @@
 """Context reports: the estimate before spending, and the ledger after (stats), side by side."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import yaml
-
 from .errors import InputError
 from .fileio import read_json, read_jsonl, write_json
-from .ledger import estimate, model_prices, over_window, price_problem, summarize, versus
+from .ledger import estimate, load_prices, model_prices, over_window, summarize, versus
 from .ledger_text import estimate_lines, stats_lines, versus_lines
 from .llm import priced_model
 from .prompt import read_prompt
-from .settings import where
-
-
-def load_prices(path: str) -> dict:
-    """The price table (contexts.prices), checked: InputError naming the file, line and field."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read the price table ({getattr(e, 'strerror', None) or e}); "
-                         f"contexts.prices names it") from None
-    try:
-        table = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"{path}{f':{mark.line + 1}' if mark else ''}: the price table is not valid YAML "
-                         f"({getattr(e, 'problem', None) or e})") from None
-    problem = price_problem(table)
-    if problem:
-        key, message = problem
-        raise InputError(f"{where((path,), key)}: {'.'.join(map(str, key)) or '(top level)'}: {message}")
-    return table
 
 
 def run_stats(input, output, params, **_) -> None:

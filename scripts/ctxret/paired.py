@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import InputError
+from .metrics import Measure
 from .stats import (cluster_bootstrap_diff, min_detectable_diff, paired_counts, questions_needed,
                     sign_test)
 
@@ -25,8 +26,8 @@ def verdict(lo: float, hi: float) -> str:
 
 def compare(out_a: dict, out_b: dict, qids: list[str], k: int, cluster_of_q: dict[str, str],
             seed: int, resamples: int) -> dict:
-    hit_a = np.array([out_a[q][f"hit@{k}"] for q in qids])
-    hit_b = np.array([out_b[q][f"hit@{k}"] for q in qids])
+    hit = Measure("Success", k).name
+    hit_a, hit_b = (np.array([out[q][hit] for q in qids]) for out in (out_a, out_b))
     counts = paired_counts(hit_a, hit_b)
     n = len(qids)
     fail_a, fail_b = int(np.sum(~hit_a)), int(np.sum(~hit_b))

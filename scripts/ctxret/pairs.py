@@ -8,7 +8,8 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 from __future__ import annotations
 
 from .fileio import read_json, read_jsonl, write_json, write_text
-from .outcomes import Condition, Cutoffs, group_members, question_outcomes
+from .metrics import Measure
+from .outcomes import Condition, group_members, question_outcomes
 from .paired import LLM_VARIANT, compare, power_summary, verdict
 from .planning import kept_to_plan, question_hashes
 from .language import script_warning
@@ -28,19 +29,17 @@ def question_files(records: dict[str, dict]) -> list[dict]:
 class Outcomes:
     """Per-question outcomes of each condition's run, read once when first asked for."""
 
-    def __init__(self, runs: dict[str, str], gold: dict, chunks: dict[str, dict], ks: list[int], mrr_k: int,
-                 doc_k: int):
+    def __init__(self, runs: dict[str, str], gold: dict, chunks: dict[str, dict], ks: list[int]):
         self.runs, self.gold, self.chunks = runs, gold, chunks
         self.slug_of = {cid: c["slug"] for cid, c in chunks.items()}
-        self.ks, self.mrr_k, self.doc_k = ks, mrr_k, doc_k
+        self.hits = [Measure("Success", k) for k in ks]
         self.cache: dict[str, tuple[dict, int]] = {}
 
     def __getitem__(self, condition: str) -> tuple[dict, int]:
         """(outcomes by question, the run's depth)."""
         if condition not in self.cache:
             run = read_run(self.runs[condition], self.chunks)
-            self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of,
-                                                       Cutoffs(tuple(self.ks), self.mrr_k, self.doc_k)),
+            self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of, self.hits),
                                      max((len(ids) for ids in run.values()), default=0))
         return self.cache[condition]
 
@@ -73,8 +72,7 @@ def run(input, output, params, **_) -> None:
     groups = group_members(gold, dict(params.groups))
     primary = list(params.primary)
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})
-    outcomes = Outcomes(dict(zip(conditions, input.runs, strict=True)), gold, chunks, ks, int(params.mrr_k),
-                        int(params.doc_k))
+    outcomes = Outcomes(dict(zip(conditions, input.runs, strict=True)), gold, chunks, ks)
     clusters = {qid: cluster_of({"id": qid, **g}, params.cluster_key) for qid, g in gold.items()}
     seed, resamples = int(params.seed), int(params.resamples)
 

@@ -12,17 +12,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import guards, language
+from . import guards, language, metrics
 from .chunkers import CHUNKERS
 from .errors import InputError
 from .importers import set_problem
+from .llm import free_context
 from .models import known_prefixes
 from .paired import resolve_primary
 from .planning import planning_side
 from .settings import schema_default
 
 FREE_VARIANT, PAID_VARIANT = "X1", "A1"  # contexts from the document's structure; from an LLM
-FREE_CONTEXT_BACKEND = "heuristic"
 SLOT_ONLY = ("variants", "threads", "flush_every")  # a slot's settings its vectors do not depend on
 
 
@@ -143,6 +143,11 @@ class Plan:
     @property
     def condition_names(self) -> list[str]:
         return [c.name for c in self.conditions]
+
+    @property
+    def measures(self) -> dict:
+        """The score section's cut-offs and extra measures, as score.json records them."""
+        return metrics.configured(self.config["score"], self.top_k)
 
     def fusion_depth(self, preset: str) -> int:
         """Entries a hybrid reads from each list: the preset's depth, never fewer than search.top_k
@@ -310,7 +315,7 @@ def _vector_settings(slot: dict) -> dict:
 
 
 def _context_variants(config: dict) -> dict[str, dict]:
-    free = {"backend": FREE_CONTEXT_BACKEND, "language": config["corpus"]["language"]}
+    free = free_context(config["corpus"]["language"])
     return {**({FREE_VARIANT: free} if config["contexts"]["free"] else {}),
             **({PAID_VARIANT: config["contexts"]["llm"]} if config["contexts"]["llm"]["backend"] else {})}
 
@@ -355,6 +360,7 @@ def _check_references(config: dict, checkout: Path) -> None:
         raise Problem("corpus.slugs", f"a frozen slug list is for format manifests, not {corpus['format']!r}")
     for key, message in [*guards.place_problems(config["results"], config["store"], checkout),
                          *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
+                         *metrics.measure_problems(config["score"], config["search"]["top_k"]),
                          *guards.overlap_problems(chunking),
                          *guards.fusion_problems(presets)]:
         raise Problem(key, message)

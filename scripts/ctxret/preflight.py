@@ -3,9 +3,8 @@ the price table, the LLM backend (its executable, its key's variable), the price
 every model's weights when offline, and the Qdrant server when one is named."""
 from __future__ import annotations
 
-from .ctxreport import load_prices
-from .ledger import model_prices
-from .llm import make_backend
+from .ledger import load_prices, model_prices
+from .llm import make_backend, priced_model
 from .models import is_bundled, model_dir
 from .plan import PAID_VARIANT, Plan
 from .prompt import read_prompt
@@ -18,7 +17,7 @@ def check_before_paying(p: Plan, prompt: str, prices: str) -> None:
     table = load_prices(prices)
     if PAID_VARIANT in p.context_variants:
         make_backend(p.context_variants[PAID_VARIANT])
-        model_prices(table, p.context_variants[PAID_VARIANT]["model"])
+        model_prices(table, priced_model(p.context_variants[PAID_VARIANT]))
     if config["qdrant"]["url"]:
         from .qdrant import server_client  # qdrant-client: imported only for a server
 

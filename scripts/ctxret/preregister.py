@@ -13,7 +13,8 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from .fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
-from .outcomes import Cutoffs, group_members, question_outcomes
+from .metrics import Measure
+from .outcomes import group_members, question_outcomes
 from .paired import LLM_VARIANT
 from .planning import committed_rule, duration_hours, plan_power, planning_side, question_hashes
 from .presentation import plan_sentence, preregistration_markdown
@@ -47,7 +48,7 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     out = []
     for p in plan["primary"]:
         a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
-        qids = groups[p["group"]]
+        qids, hit = groups[p["group"]], Measure("Success", p["k"])
         missing = [c for c in (a, b) if c not in runs]
         if missing:                      # said in the preregistration; the run goes on
             out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "N": len(qids),
@@ -55,9 +56,8 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
             continue
         for c in (a, b):
             if (c, p["k"]) not in hits:
-                cut = Cutoffs((p["k"],), plan["mrr_k"], plan["doc_k"])
-                hits[c, p["k"]] = question_outcomes(read_run(runs[c], chunks), gold, slug_of, cut)
-        hit_a, hit_b = ([hits[c, p["k"]][q][f"hit@{p['k']}"] for q in qids] for c in (a, b))
+                hits[c, p["k"]] = question_outcomes(read_run(runs[c], chunks), gold, slug_of, [hit])
+        hit_a, hit_b = ([hits[c, p["k"]][q][hit.name] for q in qids] for c in (a, b))
         counts = paired_counts(hit_a, hit_b)
         out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "planning": {"a": a, "b": b},
                     "counts": counts, "observed_diff": (sum(hit_a) - sum(hit_b)) / len(qids) if qids else 0.0,

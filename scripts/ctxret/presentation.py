@@ -5,6 +5,7 @@ stage, so the stages that write reports (score, pairs, report) all share it.
 from __future__ import annotations
 
 from .fileio import canonical_json
+from .metrics import MEASURES, Measure
 from .tables import markdown_table
 from .wording import wording
 
@@ -13,44 +14,53 @@ def _count(c: dict) -> str:
     return f"{c['n']}/{c['N']} ({c['rate']:.3f})"
 
 
-def ranking_metrics(summary: dict) -> list[str]:
-    """The nDCG and R figures a summary holds (score.ndcg_k, score.r_k), chunk level first."""
-    return [m for prefix in ("nDCG@", "doc nDCG@", "R@", "doc R@") for m in summary if m.startswith(prefix)]
+# The columns of score.md that keep their old names; every other measure's column is its name.
+LABELS = {"Success": "fail@{k}", "Pass": "recall@{k} = Pass@{k}", "DocSuccess": "doc recall@{k}", "RR": "MRR@{k}"}
+HEADLINE = ("DocSuccess", "RR", "nDCG")  # on the main group in the one-line-per-condition table
 
 
-def headline_rows(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int,
-                  doc_k: int, t: dict) -> tuple[list[str], list[list[str]]]:
+def shown(measures: list[Measure]) -> list[Measure]:
+    """The measures in the order of score.md's columns: by family (as registered), chunk level first."""
+    families = list(MEASURES)
+    return sorted(measures, key=lambda m: (families.index(m.family), m.level != "chunk"))
+
+
+def label(m: Measure) -> str:
+    return LABELS.get(m.family, "{name}").format(k=m.k, name=m.name)
+
+
+def cell(summary: dict, m: Measure) -> str:
+    """A measure's first figure in a summary: a count of questions, or a mean."""
+    value = summary[m.keys[0]]
+    return _count(value) if isinstance(value, dict) else f"{value:.3f}"
+
+
+def headline_rows(results: list[dict], groups: list[str], main: str, measures: list[Measure],
+                  t: dict) -> tuple[list[str], list[list[str]]]:
     """One line per condition: fail@k per group, then doc recall, MRR and nDCG on the main group."""
     by = {(r["condition"], r["group"]): r["summary"] for r in results}
-    ndcg = [m for m in ranking_metrics(results[0]["summary"]) if "nDCG" in m] if results else []
-    head = [t["condition"], *(f"{g} fail@{k}" for g in groups for k in ks),
-            f"doc recall@{doc_k} ({main})", f"MRR@{mrr_k} ({main})", *(f"{m} ({main})" for m in ndcg)]
-    rows = [[c, *(_count(by[c, g][f"fail@{k}"]) for g in groups for k in ks),
-             _count(by[c, main]["doc_recall"]), f"{by[c, main]['mrr']:.3f}",
-             *(f"{by[c, main][m]:.3f}" for m in ndcg)]
+    fails = [m for m in measures if m.family == "Success"]
+    on_main = [m for m in shown(measures) if m.family in HEADLINE]
+    head = [t["condition"], *(f"{g} {label(m)}" for g in groups for m in fails),
+            *(f"{label(m)} ({main})" for m in on_main)]
+    rows = [[c, *(cell(by[c, g], m) for g in groups for m in fails), *(cell(by[c, main], m) for m in on_main)]
             for c in dict.fromkeys(r["condition"] for r in results)]
     return head, rows
 
 
-def detail_rows(results: list[dict], ks: list[int], mrr_k: int, doc_k: int,
-                t: dict) -> tuple[list[str], list[list[str]]]:
-    extra = ranking_metrics(results[0]["summary"]) if results else []
-    head = [t["condition"], t["group"], "N", *(f"fail@{k}" for k in ks),
-            *(f"recall@{k} = Pass@{k}" for k in ks), f"doc recall@{doc_k}", f"MRR@{mrr_k}", *extra]
-    rows = [[r["condition"], r["group"], str(r["summary"]["N"]),
-             *(_count(r["summary"][f"fail@{k}"]) for k in ks),
-             *(f"{r['summary'][f'recall@{k}']:.3f}" for k in ks),
-             _count(r["summary"]["doc_recall"]), f"{r['summary']['mrr']:.3f}",
-             *(f"{r['summary'][m]:.3f}" for m in extra)] for r in results]
+def detail_rows(results: list[dict], measures: list[Measure], t: dict) -> tuple[list[str], list[list[str]]]:
+    columns = shown(measures)
+    head = [t["condition"], t["group"], "N", *map(label, columns)]
+    rows = [[r["condition"], r["group"], str(r["summary"]["N"]), *(cell(r["summary"], m) for m in columns)]
+            for r in results]
     return head, rows
 
 
-def score_markdown(results: list[dict], groups: list[str], main: str, ks: list[int], mrr_k: int, doc_k: int,
-                   t: dict) -> str:
+def score_markdown(results: list[dict], groups: list[str], main: str, measures: list[Measure], t: dict) -> str:
     """score.md: one line per condition, then every group in detail."""
     return (f"# {t['score_title']}\n\n{t['score_note']}\n\n"
-            f"{markdown_table(*headline_rows(results, groups, main, ks, mrr_k, doc_k, t))}\n\n"
-            f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, ks, mrr_k, doc_k, t))}\n")
+            f"{markdown_table(*headline_rows(results, groups, main, measures, t))}\n\n"
+            f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, measures, t))}\n")
 
 
 def _rank(rank, depth: int, t: dict) -> str:
@@ -238,3 +248,46 @@ def kept_lines(kept: dict, t: dict) -> list[str]:
     for key, (then, now) in kept["rule_changed"].items():
         lines.append(t["kept_rule"].format(key=key, then=canonical_json(then), now=canonical_json(now)))
     return lines
+
+
+# chunking.md is in English whatever report.language says (the demo's report language is ko)
+CHUNKING_NOTE = ("strict: a chunk of the top {k} has a gold unit (section, clause, source paragraph, given chunk or "
+                 "document) as its representative, the unit covering most of its characters; loose: a chunk of the "
+                 "top {k} covers any gold unit (what the representative rule costs); passage: a chunk of the top "
+                 "{k} holds the whole gold passage. crossing units: chunks covering more than one unit.")
+
+
+def chunking_rows(strategies: list[dict], k: int, mrr_k: int) -> tuple[list[str], list[list[str]]]:
+    """Per strategy and retriever: the chunks, then strict, loose and passage hits."""
+    head = ["strategy", "chunks", "mean chars", "crossing units", "retriever", f"strict R@{k}", "hits",
+            f"MRR@{mrr_k}", f"loose R@{k}", "hits", f"passage R@{k}", "split passages"]
+    rows = []
+    for s in strategies:
+        for retriever, r in s["retrievers"].items():
+            passage = (f"{r['passage_hits'] / r['passage_N']:.3f}" if r["passage_N"] else "-")
+            rows.append([s["name"], str(s["count"]), f"{s['mean_chars']:.0f}", str(s["crossing"]), retriever,
+                         f"{r['strict_hits'] / r['N']:.3f}", f"{r['strict_hits']}/{r['N']}", f"{r['mrr']:.3f}",
+                         f"{r['loose_hits'] / r['N']:.3f}", f"{r['loose_hits']}/{r['N']}", passage,
+                         str(len(s["split"]))])
+    return head, rows
+
+
+def chunking_pair_rows(comparisons: list[dict]) -> tuple[list[str], list[list[str]]]:
+    return (["A", "B", "N", "fail A", "fail B", "only A", "only B", "B - A", "95 % interval", "p", "Holm p"],
+            [[c["a"], c["b"], str(c["N"]), str(c["fail_a"]), str(c["fail_b"]), str(c["only_a"]), str(c["only_b"]),
+              f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]", f"{c['sign_p']:.3f}",
+              f"{c['holm_p']:.3f}"] for c in comparisons])
+
+
+def chunking_markdown(result: dict) -> str:
+    """chunking.md from chunking.json: the strategies side by side, the passages each splits, and
+    each strategy paired with the first (the experiment's own chunker)."""
+    k, strategies, comparisons = result["k"], result["strategies"], result["comparisons"]
+    md = [f"# Chunking strategies, T1, {result['questions']} questions ({', '.join(result['sets'])})", "",
+          CHUNKING_NOTE.format(k=k), "", markdown_table(*chunking_rows(strategies, k, result["mrr_k"])), ""]
+    for s in strategies:
+        md.append(f"- {s['name']}: passages split across chunks {len(s['split'])}" +
+                  (f": {', '.join(s['split'])}" if s["split"] else ""))
+    md += ["", f"## Each strategy against {strategies[0]['name']} (strict hit@{k}; one family, Holm)", "",
+           markdown_table(*chunking_pair_rows(comparisons)) if comparisons else "-"]
+    return "\n".join(md) + "\n"

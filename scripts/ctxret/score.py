@@ -1,5 +1,6 @@
 """score: failure rate@k, hit/recall/Pass@k, doc recall, MRR, nDCG@10 and R@100 (at chunk and
-document level) per condition and question group.
+document level), and any measure score.measures adds, per condition and question group
+(ctxret.metrics: the measures, parsed once from the config's score section).
 
 Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
@@ -9,12 +10,10 @@ own ids (a chunk's `name`, a document's `doc`: ctxret.chunks.name_chunks).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .errors import InputError
 from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
-from .metrics import document_ranking
-from .outcomes import Condition, Cutoffs, chunk_grades, doc_grades, group_members, question_outcomes
+from .metrics import Figure, Measure, document_ranking, reported
+from .outcomes import Condition, chunk_grades, doc_grades, group_members, question_outcomes
 from .runs import chunk_names, doc_names, qrels_text, read_run, trec_text
 from .presentation import headline_rows, score_markdown
 from .tables import markdown_table
@@ -32,50 +31,25 @@ def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: b
     return {name: qids for name, qids in out.items() if qids}
 
 
-def group_summary(outcomes: dict[str, dict], qids: list[str], cut: Cutoffs) -> dict:
-    """Group means. recall@k is the mean share of gold units with a chunk in the top k; pass@k (the
-    cookbook's Pass@k, defined as that same mean share) is reported beside it; hit@k counts a
-    question as found when any of its gold chunks is in the top k. nDCG and R (trec_eval's
-    recall: the share of judged chunks, or documents, in the top k) at chunk and document level."""
-    n = len(qids)
+def group_figures(outcomes: dict[str, dict], qids: list[str],
+                  measures: list[Measure]) -> list[tuple[Measure, Figure]]:
+    """Each measure summarised over a group. recall@k is the mean share of gold units with a chunk
+    in the top k; pass@k (the cookbook's Pass@k, defined as that same mean share) is reported beside
+    it; hit@k counts a question as found when any of its gold chunks is in the top k. nDCG and R
+    (trec_eval's recall: the share of judged chunks, or documents, in the top k) at chunk and
+    document level."""
     rows = [outcomes[q] for q in qids]
-    out: dict = {"N": n}
-    for k in cut.ks:
-        fails = sum(1 for r in rows if not r[f"hit@{k}"])
-        out[f"fail@{k}"] = {"n": fails, "N": n, "rate": fails / n}
-        out[f"hit@{k}"] = 1 - fails / n
-        out[f"recall@{k}"] = float(np.mean([r[f"recall@{k}"] for r in rows]))
-        out[f"pass@{k}"] = out[f"recall@{k}"]
-    docs = sum(1 for r in rows if r["doc_hit"])
-    out["doc_recall"] = {"n": docs, "N": n, "rate": docs / n}
-    out["mrr"] = float(np.mean([r["rr"] for r in rows]))
-    for name, key, k in (("nDCG", "ndcg", cut.ndcg_k), ("R", "R", cut.r_k)):
-        if k:
-            out[f"{name}@{k}"] = float(np.mean([r[key] for r in rows]))
-            out[f"doc {name}@{k}"] = float(np.mean([r[f"doc_{key}"] for r in rows]))
-    return out
+    return [(m, figure) for m in measures for figure in m.summarise([r[m.name] for r in rows])]
 
 
-def long_rows(results: list[dict], cut: Cutoffs) -> list[dict]:
-    """One row per condition x group x metric (the parquet table)."""
-    rows = []
-    for r in results:
-        s, key = r["summary"], {k: r[k] for k in ("condition", "retriever", "variant", "group")}
-        add = lambda metric, k, n, value: rows.append(  # noqa: E731
-            {**key, "metric": metric, "k": k, "n": n, "N": s["N"], "value": float(value)})
-        for k in cut.ks:
-            f = s[f"fail@{k}"]
-            add("fail", k, f["n"], f["rate"])
-            add("hit", k, s["N"] - f["n"], s[f"hit@{k}"])
-            add("recall", k, None, s[f"recall@{k}"])
-            add("pass", k, None, s[f"pass@{k}"])
-        add("doc_recall", cut.doc_k, s["doc_recall"]["n"], s["doc_recall"]["rate"])
-        add("mrr", cut.mrr_k, None, s["mrr"])
-        for name, k in (("nDCG", cut.ndcg_k), ("R", cut.r_k)):
-            if k:
-                add(name, k, None, s[f"{name}@{k}"])
-                add(f"doc_{name}", k, None, s[f"doc {name}@{k}"])
-    return rows
+def group_summary(figures: list[tuple[Measure, Figure]], n: int) -> dict:
+    return {"N": n, **{f.key: f.value for _, f in figures}}
+
+
+def long_rows(key: dict, figures: list[tuple[Measure, Figure]], n: int) -> list[dict]:
+    """One row per figure of a condition x group (the parquet table): `doc nDCG@10` as metric doc_nDCG, k 10."""
+    return [{**key, "metric": f.key.split("@")[0].replace(" ", "_"), "k": m.k, "n": f.n, "N": n,
+             "value": float(f.value["rate"] if isinstance(f.value, dict) else f.value)} for m, f in figures]
 
 
 def document_runs(run: dict[str, list[str]], slug_of: dict[str, str]) -> dict[str, list[str]]:
@@ -104,8 +78,8 @@ def run(input, output, params, **_) -> None:
     gold = read_json(input.gold)["questions"]
     chunks = read_jsonl(input.chunks)
     slug_of, names, docs = {c["chunk_id"]: c["slug"] for c in chunks}, chunk_names(chunks), doc_names(chunks)
-    ks, mrr_k, doc_k = list(params.ks), int(params.mrr_k), int(params.doc_k)
-    cut = Cutoffs(tuple(ks), mrr_k, doc_k, int(params.ndcg_k), params.r_k and int(params.r_k))
+    cutoffs = dict(params.cutoffs)
+    measures = reported(cutoffs)
     t = wording(params.language)
     configured = dict(params.groups)
     groups = score_groups(gold, configured, bool(params.per_set))
@@ -113,21 +87,22 @@ def run(input, output, params, **_) -> None:
     main = params.main_group
     if main not in groups:
         raise InputError(f"config score.main_group: {main!r} is not a group with questions ({list(groups)})")
-    results = []
+    results, rows = [], []
     for (retriever, variant), path, doc_trec in zip(params.conditions, input.runs, output.doc_runs, strict=True):
         cond = Condition(retriever, variant)
         run = read_run(path, slug_of)
         doc_run = {q: [docs[s] for s in ranked] for q, ranked in document_runs(run, slug_of).items()}
         write_text(doc_trec, trec_text(f"{cond.name}:doc", doc_run))
-        outcomes = question_outcomes(run, gold, slug_of, cut)
+        outcomes = question_outcomes(run, gold, slug_of, measures)
         for group, qids in groups.items():
-            results.append({"condition": cond.name, "retriever": retriever, "variant": variant,
-                            "group": group, "summary": group_summary(outcomes, qids, cut)})
+            key = {"condition": cond.name, "retriever": retriever, "variant": variant, "group": group}
+            figures = group_figures(outcomes, qids, measures)
+            results.append({**key, "summary": group_summary(figures, len(qids))})
+            rows += long_rows(key, figures, len(qids))
     write_text(output.qrels, qrels_text(gold, names))
     write_text(output.doc_qrels, doc_qrels_text(gold, slug_of, docs))
-    write_parquet(output.parquet, long_rows(results, cut))
-    write_json(output.json, {"ks": ks, "mrr_k": mrr_k, "doc_k": doc_k, "ndcg_k": cut.ndcg_k, "r_k": cut.r_k,
-                             "doc_runs": "max", "main_group": main,
+    write_parquet(output.parquet, rows)
+    write_json(output.json, {**cutoffs, "doc_runs": "max", "main_group": main,
                              "headline_groups": headline, "groups": groups, "results": results})
-    write_text(output.md, score_markdown(results, headline, main, ks, mrr_k, doc_k, t))
-    print(markdown_table(*headline_rows(results, headline, main, ks, mrr_k, doc_k, t)))
+    write_text(output.md, score_markdown(results, headline, main, measures, t))
+    print(markdown_table(*headline_rows(results, headline, main, measures, t)))

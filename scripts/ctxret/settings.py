@@ -20,10 +20,12 @@ def registries() -> dict[str, list[str]]:
     """Each plug-in family's registered names, by the schema's `x-registry` label."""
     from .chunkers import CHUNKERS
     from .importers import CORPUS_FORMATS, SET_FORMATS
+    from .llm import BACKENDS
     from .models import EMBEDDING_BACKENDS
     return {"chunkers": list(CHUNKERS), "chunkers or empty": ["", *CHUNKERS],
             "corpus formats": list(CORPUS_FORMATS), "question-set formats": list(SET_FORMATS),
-            "embedding backends": list(EMBEDDING_BACKENDS)}
+            "embedding backends": list(EMBEDDING_BACKENDS),
+            "paid llm backends or empty": ["", *(name for name, spec in BACKENDS.items() if spec.paid)]}
 
 
 def _fill_enums(node, names: dict[str, list[str]]) -> None:

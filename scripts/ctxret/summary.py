@@ -10,6 +10,7 @@ from html import escape
 from pathlib import Path
 
 from .fileio import read_json, write_text
+from .metrics import reported
 from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
                            primary_title, rule_texts, secondary_rows, warning_lines)
 from .tables import html_table
@@ -82,7 +83,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     h += [f"<h2>{escape(t['plots_title'])}</h2>", *(f"<p>{img(p)}</p>" for p in plots),
           f"<h2>{escape(t['score_title'])}</h2>", f"<p>{escape(t['score_note'])}</p>",
           html_table(*headline_rows(score["results"], score["headline_groups"], score["main_group"],
-                                    score["ks"], score["mrr_k"], score["doc_k"], t))]
+                                    reported(score), t))]
     for i, c in enumerate(primaries, 1):
         h.append(f"<h2>{escape(t['flips'].format(n=len(c['flipped'])))}: {escape(c['a'])} vs {escape(c['b'])}</h2>")
         h.append(html_table(*flip_rows(c, t)) if c["flipped"] else f"<p>{escape(t['no_flips'])}</p>")
@@ -93,7 +94,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
           f"<h2>{escape(t['tokens_title'])}</h2>",
           html_table(*token_rows(tokens)),
           f"<h2>{escape(t['score_detail'])}</h2>",
-          html_table(*detail_rows(score["results"], score["ks"], score["mrr_k"], score["doc_k"], t))]
+          html_table(*detail_rows(score["results"], reported(score), t))]
     return (f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
             f"<title>{escape(t['report_title'])}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(h) + "\n</body></html>\n")
