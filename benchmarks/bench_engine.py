@@ -4,8 +4,8 @@
 
 Points are 384-dim unit vectors (e5-small's size) drawn around 2,000 random centres, as
 embeddings of a corpus cluster by topic; questions are 100 further points from the same mixture.
-Built through ctxret.index.fill (the index step's code), searched through
-ctxret.search.top_k_all (the search step's: one batch, then widening on ties), on the engine's
+Built through ctxret.stages.index.fill (the index step's code), searched through
+ctxret.stages.search.top_k_all (the search step's: one batch, then widening on ties), on the engine's
 search threads (2 on this machine), exact then HNSW.
 
 Targets: exact search over 440,000 points <= 100 ms per question (batched); HNSW recall@20
@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ctxret.index import build_embedded, fill
+from ctxret.stages.index import build_embedded, fill
 from ctxret.qdrant import Hnsw, open_engine
-from ctxret.search import recall_at_k, top_k_all
+from ctxret.stages.search import recall_at_k, top_k_all
 from targets import load_line, target
 
 DIMS, CENTRES, QUESTIONS, K = 384, 2000, 100, 20

@@ -1,4 +1,4 @@
-from ctxret import prep
+from ctxret.stages import prep
 from ctxret.stage import snakemake_stage
 
 snakemake_stage(snakemake, prep.run)  # noqa: F821 (Snakemake's script global)

@@ -1,4 +1,4 @@
-from ctxret import tokens
+from ctxret.stages import tokens
 from ctxret.stage import snakemake_stage
 
 snakemake_stage(snakemake, tokens.run)  # noqa: F821 (Snakemake's script global)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ctxret import prep
+from ctxret.stages import prep
 from ctxret.settings import complete
 
 FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"

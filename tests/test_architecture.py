@@ -1,5 +1,6 @@
-"""The import rule of docs/architecture.md, read off the code: library modules below, presentation
-above them, stages on top; no arrow sideways (a stage importing a stage) or up; no cycles."""
+"""The import rule of docs/architecture.md, read off the code: library modules below (ctxret/ and
+its subpackages), presentation above them (ctxret/presentation/), stages on top (ctxret/stages/);
+no arrow sideways (a stage importing a stage) or up; no cycles."""
 import ast
 import re
 from pathlib import Path
@@ -34,16 +35,19 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 
 
 def stages() -> set[str]:
-    """The modules the rules' entry points (scripts/*.py) run."""
-    return {f"ctxret.{m}" for path in SCRIPTS.glob("*.py")
-            for m in re.findall(r"^from ctxret import (\w+)", path.read_text(encoding="utf-8"), re.M)}
+    """The stage modules: the folder ctxret/stages."""
+    return {m for m in modules() if m.startswith("ctxret.stages.")}
 
 
 def presentation() -> set[str]:
-    """The presentation modules, as docs/architecture.md names them."""
-    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    line = next(line for line in doc.splitlines() if line.strip().startswith("Presentation modules:"))
-    return {f"ctxret.{m}" for m in re.findall(r"`(\w+)`", line)}
+    """The presentation modules: the folder ctxret/presentation."""
+    return {m for m in modules() if m.startswith("ctxret.presentation.")}
+
+
+def entry_points() -> set[str]:
+    """The modules the rules' entry points (scripts/*.py) run."""
+    return {f"ctxret.stages.{m}" for path in SCRIPTS.glob("*.py")
+            for m in re.findall(r"^from ctxret\.stages import (\w+)", path.read_text(encoding="utf-8"), re.M)}
 
 
 def layer(module: str, stage: set[str], shown: set[str]) -> int:
@@ -51,7 +55,9 @@ def layer(module: str, stage: set[str], shown: set[str]) -> int:
 
 
 def package(module: str) -> str:
-    return ".".join(module.split(".")[:2])
+    """The package a module belongs to: a library subpackage (chunkers, importers, llm) is one."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1:2] in (["stages"], ["presentation"]) else parts[:2])
 
 
 def test_no_import_points_sideways_or_up_and_there_is_no_cycle():
@@ -74,8 +80,14 @@ def test_no_import_points_sideways_or_up_and_there_is_no_cycle():
     assert not left, f"import cycle among {sorted(left)}"
 
 
-def test_the_layers_are_what_the_document_says():
-    """Every stage module is run by a rule's entry point, and has a run()."""
+def test_the_folders_are_the_layers_the_document_names():
+    """Every stage module is run by a rule's entry point and has a run(); every entry point runs a
+    stage; docs/architecture.md lists the folders' modules as they are."""
     known = modules()
+    assert entry_points() == stages()
     for module in stages():
         assert re.search(r"^def run\w*\(", known[module].read_text(encoding="utf-8"), re.M), module
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for folder, found in (("stages", stages()), ("presentation", presentation())):
+        line = next(line for line in doc.splitlines() if line.strip().startswith(f"`ctxret/{folder}/`:"))
+        assert {f"ctxret.{folder}.{m}" for m in re.findall(r"`(\w+)`", line)} == found, folder

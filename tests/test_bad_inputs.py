@@ -530,7 +530,7 @@ def test_resume_names_a_configfile_that_snakemake_would_stop_on_with_a_traceback
 # tests/test_pairs.py, tests/test_report.py), the run goes on
 def test_a_language_unlike_the_texts_script_is_a_warning_in_preps_log(tmp_path, capsys):
     from conftest import corpus_settings
-    from ctxret import prep
+    from ctxret.stages import prep
     cases = [(corpus_settings(MINI / "articles", language="en", exclude_tags=["RAG"]), "en"),
              (corpus_settings(FORMATS / "beir", format="beir"), "ko"),
              (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None)]
@@ -551,7 +551,7 @@ def test_a_language_unlike_the_texts_script_is_a_warning_in_preps_log(tmp_path, 
 
 def test_a_sample_above_a_sets_size_is_a_warning_in_the_questions_log(tmp_path, capsys):
     from conftest import corpus_settings, question_sets
-    from ctxret import questions
+    from ctxret.stages import questions
     sets = question_sets({"H": MINI / "questions" / "questions-h.jsonl", "P": MINI / "questions" / "questions-p.jsonl"})
     sets["H"]["sample"] = 500
     output = SimpleNamespace(questions=str(tmp_path / "questions.jsonl"), sets=str(tmp_path / "question-sets.json"))

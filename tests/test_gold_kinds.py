@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import settings, write_lines
-from ctxret import qcheck, questions, score
-from ctxret.chunks import chunk_corpus
+from ctxret.stages import qcheck, questions, score
+from ctxret.stages.chunks import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus
 from ctxret.metrics import configured

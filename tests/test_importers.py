@@ -8,7 +8,7 @@ import pyarrow.parquet
 import pytest
 
 from conftest import settings
-from ctxret.chunks import chunk_corpus
+from ctxret.stages.chunks import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus, squad
 from ctxret.questionset import load_question_sets

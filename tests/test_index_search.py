@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from qdrant_client import QdrantClient
 
 from ctxret.errors import InputError
-from ctxret.index import build_embedded, fill
+from ctxret.stages.index import build_embedded, fill
 from ctxret.qdrant import Hnsw, ServerEngine, open_engine
-from ctxret.search import dense_scorer, recall_at_k, top_k_all
+from ctxret.stages.search import dense_scorer, recall_at_k, top_k_all
 
 
 def collection_inputs(n=60, seed=0):

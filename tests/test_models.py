@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from conftest import write_lines
-from ctxret import e5torch, machine, precision, tokens
+from ctxret import e5torch, machine, precision
+from ctxret.stages import tokens
 from ctxret.errors import InputError
 from ctxret.fileio import sha256_file
 from ctxret.settings import complete

@@ -9,11 +9,12 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import question_sets
-from ctxret import paired, pairs, preregister, questions
+from ctxret import paired
+from ctxret.stages import pairs, preregister, questions
 from ctxret.errors import InputError
 from ctxret.planning import plan_power
 from ctxret.stats import holm, interval_power, min_detectable_diff, paired_power, questions_needed, sign_test
-from ctxret.wording import WORDING
+from ctxret.presentation.wording import WORDING
 from test_score import ALL, GROUPS, SETS, random_ranks, synthetic
 
 PRIMARY = [{"a": "{dense}:T1", "b": "{dense}:A1", "group": "HP", "k": 5},

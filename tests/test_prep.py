@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import prep_io, read_lines, run_prep, tmp_leftovers, write_article
-from ctxret import prep
+from ctxret.stages import prep
 from ctxret.errors import InputError
 from ctxret.stage import run_logged
 

@@ -21,7 +21,7 @@ import pytest
 from ir_measures import R, Success
 
 from conftest import question_sets, read_lines, settings, write_lines
-from ctxret import chunks, cut, prep, qcheck, questions, score
+from ctxret.stages import chunks, cut, prep, qcheck, questions, score
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus
 from ctxret.metrics import configured

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import question_sets, read_lines, settings, write_lines
-from ctxret import chunks, qcheck, questions
+from ctxret.stages import chunks, qcheck, questions
 from ctxret.errors import InputError
 from ctxret.questionset import load_question_sets
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import settings
-from ctxret import chunks
+from ctxret.stages import chunks
 from ctxret.chunkers import CHUNKERS, Strategy
 from ctxret.errors import InputError
 from ctxret.fileio import read_jsonl, write_jsonl

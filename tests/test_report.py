@@ -14,7 +14,7 @@ import yaml
 from conftest import question_sets
 from ctxret.fileio import sha256_file
 from ctxret.questionset import content_sha256, load_question_sets
-from ctxret.wording import WORDING
+from ctxret.presentation.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
 
 
@@ -115,8 +115,8 @@ def test_assemble_names_what_is_wrong(reported):
 def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
     """pairs.json's warnings (none on the mini corpus) head the page, in either report language."""
     from html import escape
-    from ctxret import summary
-    from ctxret.presentation import warning_lines
+    from ctxret.stages import summary
+    from ctxret.presentation.pages import warning_lines
     res = reported / "results"
     pairs = json.loads((res / "pairs.json").read_text())
     assert pairs["warnings"] == []

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from ctxret.errors import InputError
-from ctxret.rerank import pair_scores, rerank
+from ctxret.stages.rerank import pair_scores, rerank
 from tiny_reranker import build_tiny_reranker
 
 PAIRS = [("카프카 컨슈머 지연", "카프카 컨슈머의 지연이 커지면 처리 속도가 떨어진다."),

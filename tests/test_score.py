@@ -10,7 +10,7 @@ import pytest
 from ir_measures import RR, P, R, Success, nDCG
 
 from conftest import question_sets, settings, write_lines
-from ctxret import questions, score
+from ctxret.stages import questions, score
 from ctxret.errors import InputError
 from ctxret.metrics import configured
 from ctxret.runs import write_run

@@ -156,8 +156,8 @@ def test_wilson_interval_holds_its_proportion_at_zero_and_all_for_every_n_to_500
 
 
 def test_the_failure_plot_draws_zero_and_all_failures_for_every_n_to_500(tmp_path):
-    from ctxret.figures import plot_failures
-    from ctxret.plots import failure_points
+    from ctxret.presentation.figures import plot_failures
+    from ctxret.stages.plots import failure_points
     results = [{"group": "HP", "condition": f"{k}/{n}", "retriever": "e5",
                 "summary": {"fail@5": {"n": k, "N": n, "rate": k / n}}}
                for n in range(1, 501) for k in (0, n)]

@@ -7,9 +7,9 @@ import scipy.sparse as sp
 
 from ctxret.bm25 import SimpleTokenizer, build_index, query_vector
 from ctxret.fusion import rrf
-from ctxret.index import build_embedded, fill
+from ctxret.stages.index import build_embedded, fill
 from ctxret.qdrant import open_engine
-from ctxret.search import bm25_scorer, dense_scorer, exact_top_k, top_k_all
+from ctxret.stages.search import bm25_scorer, dense_scorer, exact_top_k, top_k_all
 
 
 def placed(length: int, at: dict[str, int], filler: str) -> list[str]:

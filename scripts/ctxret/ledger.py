@@ -3,7 +3,7 @@
 Pure functions over context records (the per-chunk answers) and a price table
 (config/prices.yaml, $ per million tokens, with characters per token for estimates). The
 estimate and the ledger give the same figures (`figures`), so a run shows both side by side
-(ctxret.ledger_text puts them in words).
+(ctxret.presentation.ledger_text puts them in words).
 """
 from __future__ import annotations
 

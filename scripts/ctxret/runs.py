@@ -20,12 +20,12 @@ def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, lis
 
 
 def chunk_names(chunks: Iterable[dict]) -> dict[str, str]:
-    """{chunk id: the name TREC files and reports give it} (ctxret.chunks.name_chunks)."""
+    """{chunk id: the name TREC files and reports give it} (ctxret.stages.chunks.name_chunks)."""
     return {c["chunk_id"]: c["name"] for c in chunks}
 
 
 def doc_names(chunks: Iterable[dict]) -> dict[str, str]:
-    """{slug: the document's own id} (ctxret.chunks.name_chunks)."""
+    """{slug: the document's own id} (ctxret.stages.chunks.name_chunks)."""
     return {c["slug"]: c["doc"] for c in chunks}
 
 

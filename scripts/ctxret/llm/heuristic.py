@@ -10,7 +10,7 @@ language (Korean for ko, English for every other language):
 
 Each pattern comes with shorter forms (the lead sentences dropped, then its head sentence alone,
 then nothing): `fits(context, chunk)` picks the fullest form that keeps the chunk's X1 text within
-every truncating model's limit wherever its T1 fits (ctxret.contexts builds it from the model
+every truncating model's limit wherever its T1 fits (ctxret.stages.contexts builds it from the model
 slots). It is the control: how much of an LLM context does plain structure already give?
 """
 from __future__ import annotations

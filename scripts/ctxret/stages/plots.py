@@ -1,9 +1,9 @@
 """plots: failure rate per condition (Wilson 95 % intervals) and paired differences (bootstrap 95 %)."""
 from __future__ import annotations
 
-from .figures import plot_diffs, plot_failures
-from .fileio import read_json
-from .stats import wilson_interval
+from ..presentation.figures import plot_diffs, plot_failures
+from ..fileio import read_json
+from ..stats import wilson_interval
 
 
 def failure_points(score: dict, group: str, k: int, kinds: dict[str, str]) -> list[dict]:

@@ -1,7 +1,7 @@
 """contexts: an LLM variant (A1), one job per document, each paid answer paid once ever
 (ctxret.docctx); the shards those jobs read; one chunk's record on demand.
 
-    python -m ctxret.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
+    python -m ctxret.stages.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
 """
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import json
 import sys
 from pathlib import Path
 
-from .docctx import ContextStore, documents_with_chunks, write_document
-from .errors import InputError
-from .fileio import read_json, read_jsonl, write_json
-from .llm import make_backend
-from .prompt import read_prompt
+from ..docctx import ContextStore, documents_with_chunks, write_document
+from ..errors import InputError
+from ..fileio import read_json, read_jsonl, write_json
+from ..llm import make_backend
+from ..prompt import read_prompt
 
 
 def run(input, output, params, **_) -> None:
@@ -44,7 +44,7 @@ def record(variant_dir: str, chunk_id: str) -> dict:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python -m ctxret.contexts results/ctx/<variant> <chunk id>")
+        sys.exit("usage: python -m ctxret.stages.contexts results/ctx/<variant> <chunk id>")
     try:
         print(json.dumps(record(*sys.argv[1:]), ensure_ascii=False, indent=1))
     except InputError as e:

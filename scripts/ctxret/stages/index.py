@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .bm25 import build_index, make_tokenizer
-from .errors import InputError
-from .fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
+from ..bm25 import build_index, make_tokenizer
+from ..errors import InputError
+from ..fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
                      write_text)
-from .qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
+from ..qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
 
 BATCH = 512          # points sent to the engine at a time
 TOKEN_BLOCK = 4096   # texts analysed (or read from the store) at a time

@@ -7,17 +7,17 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 """
 from __future__ import annotations
 
-from .fileio import read_json, read_jsonl, write_json, write_text
-from .metrics import Measure
-from .outcomes import Condition, group_members, question_outcomes
-from .paired import LLM_VARIANT, compare, power_summary, verdict
-from .planning import kept_to_plan, question_hashes
-from .language import script_warning
-from .presentation import log_warnings, pairs_markdown
-from .questionset import cluster_key_warning, cluster_of
-from .runs import read_run
-from .stats import holm
-from .wording import wording
+from ..fileio import read_json, read_jsonl, write_json, write_text
+from ..metrics import Measure
+from ..outcomes import Condition, group_members, question_outcomes
+from ..paired import LLM_VARIANT, compare, power_summary, verdict
+from ..planning import kept_to_plan, question_hashes
+from ..language import script_warning
+from ..presentation.pages import log_warnings, pairs_markdown
+from ..questionset import cluster_key_warning, cluster_of
+from ..runs import read_run
+from ..stats import holm
+from ..presentation.wording import wording
 
 
 def question_files(records: dict[str, dict]) -> list[dict]:

@@ -6,16 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .chunktext import with_context
-from .docctx import documents_with_chunks, write_document
-from .llm.heuristic import HeuristicBackend
-from .prompt import read_prompt
+from ..chunktext import with_context
+from ..docctx import documents_with_chunks, write_document
+from ..llm.heuristic import HeuristicBackend
+from ..prompt import read_prompt
 
 
 def token_fit(models: dict, offline: bool, template: str) -> Callable[[str, dict], bool]:
     """fits(context, chunk): the chunk's context variant text is within max_length for every
     model slot in `models` that truncates longer texts (a windowing model loses nothing)."""
-    from .models import load_tokenizer
+    from ..models import load_tokenizer
     limits = [(load_tokenizer(dict(s), offline), int(s["max_length"])) for s in models.values()]
     limits = [(counter, n) for counter, n in limits if counter.long_texts == "truncated"]
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
-from .fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
-from .metrics import Measure
-from .outcomes import group_members, question_outcomes
-from .paired import LLM_VARIANT
-from .planning import committed_rule, duration_hours, plan_power, planning_side, question_hashes
-from .presentation import plan_sentence, preregistration_markdown
-from .runs import read_run
-from .stats import paired_counts
-from .wording import wording
+from ..fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
+from ..metrics import Measure
+from ..outcomes import group_members, question_outcomes
+from ..paired import LLM_VARIANT
+from ..planning import committed_rule, duration_hours, plan_power, planning_side, question_hashes
+from ..presentation.pages import plan_sentence, preregistration_markdown
+from ..runs import read_run
+from ..stats import paired_counts
+from ..presentation.wording import wording
 
 
 def run_plan(input, output, params, resources, **_) -> None:

@@ -2,7 +2,7 @@
 ctx_estimate: the ledger's summary, and the figures an estimate and a ledger share as a table."""
 from __future__ import annotations
 
-from .ledger import figures
+from ..ledger import figures
 
 
 def stats_lines(variant: str, s: dict) -> list[str]:

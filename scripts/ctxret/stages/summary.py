@@ -9,12 +9,12 @@ import base64
 from html import escape
 from pathlib import Path
 
-from .fileio import read_json, write_text
-from .metrics import reported
-from .presentation import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
+from ..fileio import read_json, write_text
+from ..metrics import reported
+from ..presentation.pages import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
                            primary_title, rule_texts, secondary_rows, warning_lines)
-from .tables import html_table
-from .wording import wording
+from ..presentation.tables import html_table
+from ..presentation.wording import wording
 
 STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.45}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px}

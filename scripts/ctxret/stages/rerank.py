@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fileio import read_jsonl
-from .models import load_weights, model_dir, set_offline
-from .runs import chunk_names, read_run, write_run
-from .store import VectorStore, content_key, namespace_of
+from ..fileio import read_jsonl
+from ..models import load_weights, model_dir, set_offline
+from ..runs import chunk_names, read_run, write_run
+from ..store import VectorStore, content_key, namespace_of
 
 
 class Reranker:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from .fileio import sha256_file, write_text
+from ..fileio import sha256_file, write_text
 
 
 def run(input, output, **_) -> None:

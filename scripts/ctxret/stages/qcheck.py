@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .chunktext import prompt_chunk
-from .errors import InputError
-from .fileio import read_jsonl, write_json
-from .questionset import gold_groups, gold_kind, where
+from ..chunktext import prompt_chunk
+from ..errors import InputError
+from ..fileio import read_jsonl, write_json
+from ..questionset import gold_groups, gold_kind, where
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
           "across_boundary": "passage across a chunk boundary", "missing_chunk": "unknown chunk id",

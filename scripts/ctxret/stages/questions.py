@@ -11,10 +11,10 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .fileio import sha256_file, write_json, write_text
-from .importers import set_files
-from .presentation import log_warnings
-from .questionset import canonical_lines, content_sha256, gold_kind, load_question_sets
+from ..fileio import sha256_file, write_json, write_text
+from ..importers import set_files
+from ..presentation.pages import log_warnings
+from ..questionset import canonical_lines, content_sha256, gold_kind, load_question_sets
 
 
 def file_record(path: str) -> dict:

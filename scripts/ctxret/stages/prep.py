@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import statistics
 
-from .documents import excluded
-from .fileio import sha256_file, write_jsonl, write_text
-from .importers import read_corpus
-from .language import script_warning
-from .presentation import log_warnings
-from .selection import frozen_path, kept
+from ..documents import excluded
+from ..fileio import sha256_file, write_jsonl, write_text
+from ..importers import read_corpus
+from ..language import script_warning
+from ..presentation.pages import log_warnings
+from ..selection import frozen_path, kept
 
 
 def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """The words of the reports, in each report language (config `report.language`)."""
 from __future__ import annotations
 
-from .errors import InputError
+from ..errors import InputError
 
 LANGUAGES = ("ko", "en")
 

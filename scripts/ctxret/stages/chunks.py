@@ -13,10 +13,10 @@ import statistics
 import time
 from collections import Counter
 
-from .chunkers import CHUNKERS, Tools, spans
-from .chunktext import t0_text, t1_text
-from .documents import units_of
-from .fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
+from ..chunkers import CHUNKERS, Tools, spans
+from ..chunktext import t0_text, t1_text
+from ..documents import units_of
+from ..fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
 
 
 def covered_units(units: list[dict], start: int, end: int) -> tuple[str, list[str]]:
@@ -93,10 +93,10 @@ def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
         return Tools()
     model = dict(settings["model"])
     if needs == "tokens":
-        from .models import load_tokenizer
+        from ..models import load_tokenizer
         counter = load_tokenizer(model, bool(params.offline))
         return Tools(count_tokens=lambda texts: counter.token_counts(texts, "passage"))
-    from .vectors import embed_texts
+    from ..vectors import embed_texts
     return Tools(embed=lambda texts: embed_texts(texts, "passage", model, params.store, threads,
                                                  max(1, len(texts)), bool(params.offline))[0])
 

@@ -4,7 +4,7 @@ Scoring that does not confuse "not found" with "not recognised". A question's go
 depend on the strategy: a passage's units are the units of its document it overlaps (`## `
 section, clause or source paragraph: ctxret.documents.units_of), chunk gold names units
 itself, document gold is its documents. Every chunk has a representative unit, the unit
-covering most of its characters (the earlier one on a tie; ctxret.chunks.covered_units).
+covering most of its characters (the earlier one on a tie; ctxret.stages.chunks.covered_units).
 
 - strict: a hit at k when a chunk of the top k has a gold unit as its representative;
 - loose: when a chunk of the top k covers any gold unit (what the representative rule costs);
@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import statistics
 
-from .documents import units_of
-from .fileio import read_json, read_jsonl, write_json, write_text
-from .paired import compare
-from .figures import plot_chunking
-from .metrics import Judged, Measure, gold_rank
-from .presentation import chunking_markdown, chunking_rows
-from .questionset import cluster_of, gold_groups, gold_kind
-from .runs import read_run
-from .stats import holm
-from .tables import markdown_table
+from ..documents import units_of
+from ..fileio import read_json, read_jsonl, write_json, write_text
+from ..paired import compare
+from ..presentation.figures import plot_chunking
+from ..metrics import Judged, Measure, gold_rank
+from ..presentation.pages import chunking_markdown, chunking_rows
+from ..questionset import cluster_of, gold_groups, gold_kind
+from ..runs import read_run
+from ..stats import holm
+from ..presentation.tables import markdown_table
 
 
 def gold_units(question: dict, docs: dict[str, dict]) -> list[str]:

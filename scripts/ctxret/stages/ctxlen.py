@@ -6,9 +6,9 @@ import re
 
 import numpy as np
 
-from .fileio import read_jsonl, write_json
-from .language import checks_hangul
-from .ledger import spread
+from ..fileio import read_jsonl, write_json
+from ..language import checks_hangul
+from ..ledger import spread
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -30,7 +30,7 @@ def context_lengths(contexts: list[str], questions: list[str], hangul: bool) -> 
 
 
 def run(input, output, params, **_) -> None:
-    from .models import load_tokenizer
+    from ..models import load_tokenizer
     contexts = [r["context"] for path in input.contexts for r in read_jsonl(path)]
     questions = [q["question"] for q in read_jsonl(input.questions)]
     s = context_lengths(contexts, questions, checks_hangul(params.language))

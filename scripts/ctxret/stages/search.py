@@ -19,11 +19,11 @@ from typing import Callable
 
 import numpy as np
 
-from .bm25 import query_vector, tokenizer_from
-from .fileio import read_json, read_jsonl
-from .fusion import rrf
-from .qdrant import Hit, open_engine
-from .runs import read_run, write_run
+from ..bm25 import query_vector, tokenizer_from
+from ..fileio import read_json, read_jsonl
+from ..fusion import rrf
+from ..qdrant import Hit, open_engine
+from ..runs import read_run, write_run
 
 
 @dataclass

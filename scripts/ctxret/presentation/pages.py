@@ -1,11 +1,11 @@
 """Presentation: computed results (score.json, pairs.json, the ledgers) as words, rows and
-Markdown, in the report language (ctxret.wording). It reads dicts, never files, and imports no
+Markdown, in the report language (ctxret.presentation.wording). It reads dicts, never files, and imports no
 stage, so the stages that write reports (score, pairs, report) all share it.
 """
 from __future__ import annotations
 
-from .fileio import canonical_json
-from .metrics import MEASURES, Measure
+from ..fileio import canonical_json
+from ..metrics import MEASURES, Measure
 from .tables import markdown_table
 from .wording import wording
 

@@ -6,18 +6,18 @@ Writes score.md (one line per condition), score.json and score.parquet (the same
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
 (max-passage: a document at the rank of its best chunk) with their qrels, so that trec_eval or
 ir_measures on runs/ reproduces every figure. TREC files name chunks and documents by the user's
-own ids (a chunk's `name`, a document's `doc`: ctxret.chunks.name_chunks).
+own ids (a chunk's `name`, a document's `doc`: ctxret.stages.chunks.name_chunks).
 """
 from __future__ import annotations
 
-from .errors import InputError
-from .fileio import atomic_path, read_json, read_jsonl, write_json, write_text
-from .metrics import Figure, Measure, document_ranking, reported
-from .outcomes import Condition, chunk_grades, doc_grades, group_members, question_outcomes
-from .runs import chunk_names, doc_names, qrels_text, read_run, trec_text
-from .presentation import headline_rows, score_markdown
-from .tables import markdown_table
-from .wording import wording
+from ..errors import InputError
+from ..fileio import atomic_path, read_json, read_jsonl, write_json, write_text
+from ..metrics import Figure, Measure, document_ranking, reported
+from ..outcomes import Condition, chunk_grades, doc_grades, group_members, question_outcomes
+from ..runs import chunk_names, doc_names, qrels_text, read_run, trec_text
+from ..presentation.pages import headline_rows, score_markdown
+from ..presentation.tables import markdown_table
+from ..presentation.wording import wording
 
 
 def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: bool) -> dict[str, list[str]]:

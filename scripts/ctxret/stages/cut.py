@@ -2,8 +2,8 @@
 and reranking read), scores and order kept; the TREC run names chunks as chunks.jsonl does."""
 from __future__ import annotations
 
-from .fileio import read_jsonl
-from .runs import chunk_names, write_run
+from ..fileio import read_jsonl
+from ..runs import chunk_names, write_run
 
 
 def run(input, output, params, **_) -> None:
