@@ -1,7 +1,7 @@
 """The whole workflow at the reference's size and at 10x (100x: its dry run), model stood in.
 
 Builds a seeded synthetic corpus (88 documents of ~50 chunks, 100 questions: H 50 %, P 30 %,
-G 20 %; times the scale) and drives the real workflow through Snakemake, by target files, T1
+G 20 %; times the scale; words drawn by Zipf's law from a fixed lexicon, `Lexicon`) and drives the real workflow through Snakemake, by target files, T1
 only, every stage run for real (no paid one: no A1), the dense model stood in by a tiny random
 XLM-R (tests/tiny_model.py: hidden size 32, a sentence-transformers directory), so the figures
 measure the workflow, Kiwi, the index and the search rather than a model:
@@ -23,6 +23,8 @@ data's growth (100x: <= 120x) and every step's peak memory <= the growth (at mos
 from __future__ import annotations
 
 import argparse
+import bisect
+import itertools
 import json
 import os
 import random
@@ -50,6 +52,7 @@ TIME_LIMIT_S = 10.0       # dry run and no-op rerun at 1x
 DRY_RUN_BIG_S = 30.0      # dry run at 100x
 GROWTH_PER_SCALE = 1.2    # 10x the data may take at most 12x the time
 PEAK_MB = 3000.0
+LEXICON_WORDS = 500_000   # the synthetic language's words (Zipf-distributed)
 
 # The stages, each run through Snakemake by its output files (under results/); None: every output.
 STAGES = {
@@ -92,9 +95,26 @@ class Document:
         return "\n".join([self.title, f"## {section.heading}", " ".join(section.paragraphs[i])])
 
 
+class Lexicon:
+    """Korean-looking words (2-4 random Hangul syllables), drawn by Zipf's law (rank r with weight
+    1/r): a text's vocabulary then grows as natural language's does (Heaps' law), a few thousand
+    words at the reference's size and a few hundred thousand at 100x, not one new word per token."""
+
+    def __init__(self, size: int, seed: int = 0):
+        rng = random.Random(seed)
+        self.words = ["".join(chr(0xAC00 + rng.randrange(11172)) for _ in range(rng.randint(2, 4)))
+                      for _ in range(size)]
+        self.cumulative = list(itertools.accumulate(1 / rank for rank in range(1, size + 1)))
+
+    def draw(self, rng: random.Random) -> str:
+        return self.words[bisect.bisect(self.cumulative, rng.random() * self.cumulative[-1])]
+
+
+LEXICON = Lexicon(LEXICON_WORDS)
+
+
 def word(rng: random.Random) -> str:
-    """A Korean-looking word: 2-4 random Hangul syllables."""
-    return "".join(chr(0xAC00 + rng.randrange(11172)) for _ in range(rng.randint(2, 4)))
+    return LEXICON.draw(rng)
 
 
 def sentence(rng: random.Random) -> str:

@@ -14,7 +14,8 @@ from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.plan import Problem, plan  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
 from ctxret.selection import kept_sizes  # noqa: E402
-from ctxret.settings import complete, merged, read_config, where  # noqa: E402
+from ctxret.configlines import where  # noqa: E402
+from ctxret.settings import complete, merged, read_config  # noqa: E402
 
 
 def fail(error):

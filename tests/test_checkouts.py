@@ -30,7 +30,7 @@ def prep_log(checkout, results) -> str:
 
 def test_each_checkout_runs_its_own_code_whatever_venv_runs_it(tmp_path):
     other = copy_checkout(tmp_path / "other-checkout")
-    prep = other / "scripts" / "ctxret" / "prep.py"
+    prep = other / "scripts" / "ctxret" / "stages" / "prep.py"
     line = 'print(f"{corpus[\'format\']} {corpus[\'path\']}: documents'
     code = prep.read_text(encoding="utf-8")
     assert line in code

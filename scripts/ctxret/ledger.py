@@ -10,16 +10,13 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from datetime import datetime
-from pathlib import Path
 
 import numpy as np
-import yaml
 
 from .errors import InputError
 from .chunktext import prompt_chunk
 from .llm import backend_spec
 from .prompt import Prompt
-from .settings import where
 from .usage import INPUT_KINDS, USAGE_KEYS
 
 
@@ -40,26 +37,6 @@ def price_problem(table) -> tuple[list, str] | None:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 return ["models", name, field], f"{'missing' if value is None else repr(value)}: a number >= 0 is needed"
     return None
-
-
-def load_prices(path: str) -> dict:
-    """The price table (contexts.prices), checked: InputError naming the file, line and field."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read the price table ({getattr(e, 'strerror', None) or e}); "
-                         f"contexts.prices names it") from None
-    try:
-        table = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"{path}{f':{mark.line + 1}' if mark else ''}: the price table is not valid YAML "
-                         f"({getattr(e, 'problem', None) or e})") from None
-    problem = price_problem(table)
-    if problem:
-        key, message = problem
-        raise InputError(f"{where((path,), key)}: {'.'.join(map(str, key)) or '(top level)'}: {message}")
-    return table
 
 
 def model_prices(table: dict, model: str) -> dict:

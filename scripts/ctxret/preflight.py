@@ -3,7 +3,8 @@ the price table, the LLM backend (its executable, its key's variable), the price
 every model's weights when offline, and the Qdrant server when one is named."""
 from __future__ import annotations
 
-from .ledger import load_prices, model_prices
+from .ledger import model_prices
+from .prices import load_prices
 from .llm import make_backend, priced_model
 from .models import is_bundled, model_dir
 from .plan import PAID_VARIANT, Plan

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..fileio import read_json, read_jsonl, write_json
-from ..ledger import estimate, load_prices, model_prices, over_window, summarize, versus
+from ..ledger import estimate, model_prices, over_window, summarize, versus
+from ..prices import load_prices
 from ..presentation.ledger_text import estimate_lines, stats_lines, versus_lines
 from ..llm import priced_model
 from ..prompt import read_prompt
