@@ -1,19 +1,12 @@
 """Per-question outcomes of one condition (retriever x variant) against the gold chunks."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import metrics
 
 
-@dataclass(frozen=True)
-class Condition:
-    retriever: str
-    variant: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.retriever}:{self.variant}"
+def condition_name(retriever: str, variant: str) -> str:
+    """A condition's name, as runs, score.json and pairs.primary write it: `<retriever>:<variant>`."""
+    return f"{retriever}:{variant}"
 
 
 def chunk_grades(g: dict) -> dict[str, int]:

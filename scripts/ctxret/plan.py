@@ -18,6 +18,7 @@ from .errors import InputError
 from .importers import set_problem
 from .llm import free_context
 from .models import known_prefixes
+from .outcomes import condition_name
 from .paired import resolve_primary
 from .planning import planning_side
 from .settings import schema_default
@@ -67,7 +68,7 @@ class Condition:
 
     @property
     def name(self) -> str:
-        return f"{self.retriever.name}:{self.variant.name}"
+        return condition_name(self.retriever.name, self.variant.name)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..fileio import read_json, read_jsonl, write_json, write_text
 from ..metrics import Measure
-from ..outcomes import Condition, group_members, question_outcomes
+from ..outcomes import condition_name, group_members, question_outcomes
 from ..paired import LLM_VARIANT, compare, power_summary, verdict
 from ..planning import kept_to_plan, question_hashes
 from ..language import script_warning
@@ -68,7 +68,7 @@ def run(input, output, params, **_) -> None:
     t = wording(params.language)
     gold = read_json(input.gold)["questions"]
     chunks = {c["chunk_id"]: c for c in read_jsonl(input.chunks)}
-    conditions = [Condition(r, v).name for r, v in params.conditions]
+    conditions = [condition_name(r, v) for r, v in params.conditions]
     groups = group_members(gold, dict(params.groups))
     primary = list(params.primary)
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..fileio import atomic_path, read_json, read_jsonl, write_json, write_text
 from ..metrics import Figure, Measure, document_ranking, reported
-from ..outcomes import Condition, chunk_grades, doc_grades, group_members, question_outcomes
+from ..outcomes import chunk_grades, condition_name, doc_grades, group_members, question_outcomes
 from ..runs import chunk_names, doc_names, qrels_text, read_run, trec_text
 from ..presentation.pages import headline_rows, score_markdown
 from ..presentation.tables import markdown_table
@@ -89,13 +89,13 @@ def run(input, output, params, **_) -> None:
         raise InputError(f"config score.main_group: {main!r} is not a group with questions ({list(groups)})")
     results, rows = [], []
     for (retriever, variant), path, doc_trec in zip(params.conditions, input.runs, output.doc_runs, strict=True):
-        cond = Condition(retriever, variant)
+        name = condition_name(retriever, variant)
         run = read_run(path, slug_of)
         doc_run = {q: [docs[s] for s in ranked] for q, ranked in document_runs(run, slug_of).items()}
-        write_text(doc_trec, trec_text(f"{cond.name}:doc", doc_run))
+        write_text(doc_trec, trec_text(f"{name}:doc", doc_run))
         outcomes = question_outcomes(run, gold, slug_of, measures)
         for group, qids in groups.items():
-            key = {"condition": cond.name, "retriever": retriever, "variant": variant, "group": group}
+            key = {"condition": name, "retriever": retriever, "variant": variant, "group": group}
             figures = group_figures(outcomes, qids, measures)
             results.append({**key, "summary": group_summary(figures, len(qids))})
             rows += long_rows(key, figures, len(qids))
