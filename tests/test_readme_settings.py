@@ -30,6 +30,7 @@ DRY_RUNS = [
     ("report.language", "fr", r"report.language: 'fr' is not one of \['', 'ko', 'en'\]"),
     ("models.e5.precision", "fp8", r"models.e5.precision: 'fp8' is not one of"),
     ("offline", "yes", r"offline: 'yes' is not of type 'boolean'"),
+    ("score.measures", ["F@5"], r"score.measures.0: 'F@5' is not a measure: write <family>@<k>"),
 ]
 
 
@@ -75,6 +76,7 @@ SCHEMA_ONLY = [
     ("search.recall_sample", 0, r"search.recall_sample: 0 is less than the minimum of 1"),
     ("models.e5.threads", 0, r"models.e5.threads: 0 is less than the minimum of 1"),
     ("rerank.enabled", "yes", r"rerank.enabled: 'yes' is not of type 'boolean'"),
+    ("chunking.max_chars", 800, r"chunking.max_chars: moved to chunking.paragraph.max_chars"),
 ]
 
 

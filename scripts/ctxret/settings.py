@@ -15,6 +15,7 @@ from .errors import InputError
 from .fileio import read_text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+MOVED = {("chunking", "max_chars"): "chunking.paragraph.max_chars"}  # a setting's old place: its new one
 
 
 def registries() -> dict[str, list[str]]:
@@ -98,6 +99,9 @@ def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
         for name, value in sets.items():
             if isinstance(value, str):
                 sets[name] = {"format": "jsonl", "path": value}
+    for (section, key), now in MOVED.items():
+        if isinstance(config.get(section), dict) and key in config[section]:
+            raise InputError(f"{where(sources, [section, key])}: {section}.{key}: moved to {now}")
     from jsonschema.exceptions import best_match
     error = best_match(_defaulting_validator(load_schema()).iter_errors(config))
     if error is not None:
