@@ -17,11 +17,11 @@ from ctxret.errors import InputError
 from ctxret.fileio import sha256_file
 from ctxret.settings import complete
 from ctxret.vectors import embed_texts
-from ctxret.models import known_prefixes, load_encoder, load_tokenizer
+from ctxret.models import EMBEDDING_BACKENDS, known_prefixes, load_encoder, load_tokenizer
 from ctxret.stage import run_logged
 from tiny_model import build_tiny_xlmr
 
-HF_BACKENDS = ["sentence-transformers", "flagembedding"]
+HF_BACKENDS = [name for name, backend in EMBEDDING_BACKENDS.items() if not backend.bundled]  # by hub name or path
 TEXTS = ["카프카 컨슈머 지연", "`max.poll.interval.ms`를 넘기면 리밸런싱이 일어난다.", "레디스 캐시 만료"]
 LONG = "처리가 길어지면 `max.poll.interval.ms` 값을 두 배로 늘린다. " * 40
 

