@@ -142,7 +142,10 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
 
 
 def write_jsonl(path: str | os.PathLike, rows: Iterable[dict]) -> None:
-    write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    """One line a row, written as `rows` yields them (a generator is never held whole)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
 def write_npy(path: str | os.PathLike, array: np.ndarray) -> None:

@@ -2,33 +2,34 @@
 from __future__ import annotations
 
 import statistics
+from typing import Iterable, Iterator
 
 from ..chunktext import t0_text, t1_text, with_context
-from ..fileio import read_jsonl, sha256_file, write_jsonl
+from ..fileio import iter_jsonl, sha256_file, write_jsonl
 
 BASE_VARIANTS = {"T1": t1_text, "T0": lambda chunk, template: t0_text(chunk)}
 
 
-def variant_rows(chunks: list[dict], variant: str, template: str) -> list[dict]:
-    make = BASE_VARIANTS[variant]
-    return [{"chunk_id": c["chunk_id"], "slug": c["slug"], "text": make(c, template)} for c in chunks]
-
-
-def context_rows(chunks: list[dict], contexts: dict[str, str], template: str) -> list[dict]:
-    """`{context}\n\n{T1}` for every chunk; every chunk must have its context."""
-    return [{"chunk_id": c["chunk_id"], "slug": c["slug"],
-             "text": with_context(contexts[c["chunk_id"]], c, template)} for c in chunks]
+def rows_of(chunks: Iterable[dict], base: str, template: str, contexts: dict[str, str]) -> Iterator[dict]:
+    """A variant's row for every chunk: T0 or T1 from the chunk, X1 and A1 `{context}\n\n{T1}`
+    (every chunk must have its context)."""
+    for c in chunks:
+        text = BASE_VARIANTS[base](c, template) if base in BASE_VARIANTS else \
+            with_context(contexts[c["chunk_id"]], c, template)
+        yield {"chunk_id": c["chunk_id"], "slug": c["slug"], "text": text}
 
 
 def run(input, output, params, **_) -> None:
-    chunks = read_jsonl(input.chunks)
     base = params.base  # T0, T1, X1, A1 (a compared strategy's T1.<chunker>: T1)
-    if base in BASE_VARIANTS:
-        rows = variant_rows(chunks, base, params.t1_template)
-    else:
-        contexts = {r["chunk_id"]: r["context"] for path in input.contexts for r in read_jsonl(path)}
-        rows = context_rows(chunks, contexts, params.t1_template)
-    write_jsonl(output.variant, rows)
-    mean = statistics.mean(len(r["text"]) for r in rows)
-    print(f"{params.variant}: chunks {len(rows)}, mean {mean:.0f} chars, "
+    contexts = {} if base in BASE_VARIANTS else \
+        {r["chunk_id"]: r["context"] for path in input.contexts for _, r in iter_jsonl(path)}
+    lengths: list[int] = []
+
+    def measured(rows: Iterator[dict]) -> Iterator[dict]:
+        for row in rows:
+            lengths.append(len(row["text"]))
+            yield row
+    chunks = (c for _, c in iter_jsonl(input.chunks))
+    write_jsonl(output.variant, measured(rows_of(chunks, base, params.t1_template, contexts)))
+    print(f"{params.variant}: chunks {len(lengths)}, mean {statistics.mean(lengths):.0f} chars, "
           f"{output.variant} sha256 {sha256_file(output.variant)}")
