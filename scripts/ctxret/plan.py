@@ -157,7 +157,7 @@ class Plan:
 
     def model_settings(self, name: str) -> dict:
         """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
-        return {k: v for k, v in self.models[name].items() if k not in SLOT_ONLY}
+        return _vector_settings(self.models[name])
 
     def comparisons(self) -> list[list[str]]:
         """The secondary comparisons: each variant pair, on every retriever both variants have."""
@@ -165,7 +165,8 @@ class Plan:
         for a, b in self.config["pairs"]["variant_pairs"]:
             if a in self.variant_names and b in self.variant_names:
                 theirs = [r.name for r in self.retrievers_for(b)]
-                pairs += [[f"{r.name}:{a}", f"{r.name}:{b}"] for r in self.retrievers_for(a) if r.name in theirs]
+                pairs += [[condition_name(r.name, a), condition_name(r.name, b)]
+                          for r in self.retrievers_for(a) if r.name in theirs]
         return pairs
 
     def chunking_strategies(self) -> list[dict]:

@@ -32,7 +32,7 @@ class Strategy:
     spans: Callable             # (doc, settings, tools) -> [{section, start, end}]
     model_key: str | None = None  # the setting naming the model slot it reads (empty: pairs.dense)
     needs: str | None = None    # what it calls of that model: "tokens" (counts) or "vectors"
-    notes: Callable[[list[dict], dict], list[str]] | None = None  # log lines on how it cut a corpus
+    notes: Callable[[list[dict], dict], list[str]] = lambda docs, settings: []  # log lines on how it cut a corpus
 
 
 CHUNKERS: dict[str, Strategy] = {

@@ -3,8 +3,8 @@ question records; the workflow downstream reads only those (there is no second p
 
 Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Question-set formats
 (a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table. A new format
-is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enum is checked
-against them by tests/test_registries.py).
+is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enums are filled
+in from them).
 """
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def run(input, output, params, threads=1, **_) -> None:
           f"T1 mean {statistics.mean(t1):.0f} chars, T0 mean {statistics.mean(t0):.0f} chars")
     print(f"chunks per document min {min(per_doc)}, median {statistics.median(per_doc):g}, "
           f"max {max(per_doc)}; chunks covering more than one unit {sum(1 for c in chunks if len(c['units']) > 1)}")
-    for line in CHUNKERS[params.chunker].notes(docs, settings) if CHUNKERS[params.chunker].notes else []:
+    for line in CHUNKERS[params.chunker].notes(docs, settings):
         print(line)
     split = split_records(docs, counts) if params.format in WHOLE_RECORDS else []
     if split:
