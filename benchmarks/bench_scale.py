@@ -285,12 +285,15 @@ def planned_jobs(dry_run_output: str) -> list[PlannedJob]:
 # ---------------------------------------------------------------- the stand-in model
 
 def stand_in_model(work: Path) -> dict:
-    """A model slot for a tiny random XLM-R built under `work` (what the tests embed with)."""
+    """A model slot for a tiny random XLM-R built under `work` (what the tests embed with).
+
+    One thread: its shard jobs cost mostly the import of torch, so two share the 2 cores at once.
+    """
     sys.path.insert(0, str(ROOT / "tests"))
     from tiny_model import build_tiny_xlmr
     path = build_tiny_xlmr(work / "tiny-xlmr")
     return {"tiny": {"backend": "sentence-transformers", "model": str(path), "max_length": 128,
-                     "normalize": True, "batch_size": 64, "variants": ["T1"], "threads": 2,
+                     "normalize": True, "batch_size": 64, "variants": ["T1"], "threads": 1,
                      "query_prefix": "", "passage_prefix": ""}}
 
 
