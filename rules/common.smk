@@ -12,7 +12,7 @@ from ctxret import preflight, runlock, written  # noqa: E402 (the package lives 
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.plan import Problem, plan  # noqa: E402
-from ctxret.questionset import fingerprint, load_question_sets  # noqa: E402
+from ctxret.questionset import fingerprint, load_question_sets, question_count  # noqa: E402
 from ctxret.selection import kept_sizes  # noqa: E402
 from ctxret.configlines import where  # noqa: E402
 from ctxret.settings import complete, merged, read_config  # noqa: E402
@@ -41,6 +41,7 @@ try:
     QUESTION_SETS, CORPUS = P.config["questions"]["sets"], P.config["corpus"]
     QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
     QUESTIONS_CONTENT = fingerprint(QUESTION_SETS, CORPUS)  # checks every JSONL set
+    QUESTION_SHARDS = P.question_shards(question_count(QUESTION_SETS, CORPUS, QUESTIONS_CONTENT, P.config["store"]))
     PROMPT = workflow_file(P.config["contexts"]["prompt"])
     PRICES = workflow_file(P.config["contexts"]["prices"])
     if workflow.is_main_process:  # once per run (jobs skip it)

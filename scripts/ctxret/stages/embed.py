@@ -6,7 +6,9 @@ occurrence in the variant is in one of its documents, so concurrent shards never
 same text. `run_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
 of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256), a block
 of rows at a time into the file, so that no job holds a variant's whole matrix; what a shard did
-not store (none, after a full run) it computes itself.
+not store (none, after a full run) it computes itself. Many questions are embedded likewise: a
+question shard is a fixed slice of the questions file's distinct texts (`question_slice`), and
+`run_questions` assembles `q-<model>.npy` from the store.
 """
 from __future__ import annotations
 
@@ -42,6 +44,24 @@ def run_shard(input, output, params, threads=1, **_) -> None:
                              "texts_sha256": TextsDigest(texts).hexdigest(), "identity": ident})
     print(f"{params.variant} {params.model_name} shard {params.shard}: documents {len(params.slugs)}, "
           f"texts {len(texts)}, computed {computed}, from store {len(texts) - computed}")
+
+
+def question_slice(questions: list[dict], shard: int, shards: int) -> list[str]:
+    """Slice `shard` of `shards` of the questions' distinct texts (file order): the slices cover
+    every text once."""
+    texts = list(dict.fromkeys(q["question"] for q in questions))
+    return texts[shard * len(texts) // shards:(shard + 1) * len(texts) // shards]
+
+
+def run_question_shard(input, output, params, threads=1, **_) -> None:
+    texts = question_slice(read_jsonl(input.questions), int(params.shard), int(params.shards))
+    _, computed, ident = embed_texts(texts, "query", dict(params.model), params.store, threads,
+                                     int(params.flush_every), bool(params.offline))
+    write_json(output.meta, {"model": params.model_name, "shard": params.shard, "shards": params.shards,
+                             "texts": len(texts), "computed": computed,
+                             "texts_sha256": TextsDigest(texts).hexdigest(), "identity": ident})
+    print(f"questions {params.model_name} shard {params.shard} of {params.shards}: texts {len(texts)}, "
+          f"computed {computed}, from store {len(texts) - computed}")
 
 
 def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list[str]) -> tuple[np.ndarray, int, str]:
@@ -87,5 +107,7 @@ def run_questions(input, output, params, threads=1, **_) -> None:
     questions = read_jsonl(input.questions)
     matrix, computed, precision = _embed(output, params, threads, "query", [q["id"] for q in questions],
                                          [q["question"] for q in questions])
+    computed += sum(read_json(s)["computed"] for s in input.shards)
     print(f"questions {params.model_name}: {len(questions)}, computed {computed}, "
-          f"from store {len({q['question'] for q in questions}) - computed}, dims {matrix.shape[1]}, {precision}")
+          f"from store {len({q['question'] for q in questions}) - computed}, dims {matrix.shape[1]}, {precision}, "
+          f"shards {len(input.shards)}")
