@@ -18,7 +18,7 @@ from collections import defaultdict
 
 from ..chunktext import prompt_chunk
 from ..errors import InputError
-from ..fileio import read_jsonl, write_json
+from ..fileio import iter_jsonl, read_jsonl, write_json
 from ..questionset import gold_groups, gold_kind, where
 
 LABELS = {"missing_doc": "gold document missing", "missing_passage": "passage missing",
@@ -30,24 +30,59 @@ PROBLEMS = {"passage": ("missing_doc", "missing_passage", "across_boundary"),
 
 
 class Corpus:
-    """Lookups over docs and chunks: bodies, chunks per document, chunks per unit."""
+    """What the checks look up, read from the files a row at a time: every document's slug and
+    units; the chunk ids of each document and unit; which chunks of its document hold each gold
+    passage (and, for a passage none holds, whether the document's body does); and which key
+    terms of the gap-set questions each chunk of their documents holds. No body or chunk text is
+    kept, so the stage holds the questions and the chunk ids, whatever the corpus's size."""
 
-    def __init__(self, docs: list[dict], chunks: list[dict]):
-        self.bodies = {d["slug"]: d["body"] for d in docs}
-        self.unit_doc = {u["id"]: d["slug"] for d in docs for u in d.get("units", [])}
-        self.by_slug: dict[str, list[dict]] = defaultdict(list)
+    def __init__(self, docs: str, chunks: str, questions: list[dict], gap_sets: list[str]):
+        passages, terms = defaultdict(set), defaultdict(set)   # slug -> what its chunks are searched for
+        for q in questions:
+            slug = q.get("gold_slug")
+            if slug is not None and gold_kind(q) == "passage":
+                passages[slug].update(_passages(q))
+            if slug is not None and q["set"] in gap_sets:
+                terms[slug].update(q.get("key_terms") or [])
+        self.slugs: set[str] = set()
+        self.unit_doc: dict[str, str] = {}
+        for _, d in iter_jsonl(docs):
+            self.slugs.add(d["slug"])
+            self.unit_doc.update((u["id"], d["slug"]) for u in d.get("units", []))
+        self.ids_of: dict[str, list[str]] = defaultdict(list)
         self.by_unit: dict[str, list[str]] = defaultdict(list)
-        for c in chunks:
-            self.by_slug[c["slug"]].append(c)
+        self.holding: dict[tuple[str, str], list[str]] = defaultdict(list)  # (slug, passage) -> chunk ids
+        self.terms_in: dict[str, set[str]] = {}                            # chunk id -> key terms it holds
+        for _, c in iter_jsonl(chunks):
+            slug = c["slug"]
+            self.ids_of[slug].append(c["chunk_id"])
             if "unit" in c:
                 self.by_unit[c["unit"]].append(c["chunk_id"])
+            if slug in passages or slug in terms:
+                text = prompt_chunk(c)
+                for passage in passages.get(slug, ()):
+                    if passage in text:
+                        self.holding[(slug, passage)].append(c["chunk_id"])
+                held = {t for t in terms.get(slug, ()) if t in text}
+                if held:
+                    self.terms_in[c["chunk_id"]] = held
+        unheld = {slug: [p for p in ps if (slug, p) not in self.holding] for slug, ps in passages.items()}
+        self.in_body: set[tuple[str, str]] = set()
+        if any(unheld.values()):
+            for _, d in iter_jsonl(docs):
+                self.in_body.update((d["slug"], p) for p in unheld.get(d["slug"], ()) if p in d["body"])
+
+
+def _passages(question: dict) -> list[str]:
+    passages = question["gold_passage"]
+    return [passages] if isinstance(passages, str) else passages
 
 
 def passage_unit(passage: str, slug: str, corpus: Corpus) -> tuple[str, list[str]]:
-    gold = [c["chunk_id"] for c in corpus.by_slug[slug] if passage in prompt_chunk(c)]
+    gold = corpus.holding.get((slug, passage), [])
     if gold:
-        return "ok", gold
-    return ("across_boundary" if passage in corpus.bodies[slug] else "missing_passage"), []
+        return "ok", list(gold)
+    return ("across_boundary" if (slug, passage) in corpus.in_body else "missing_passage"), []
 
 
 def chunk_unit(unit: str, slug: str | None, corpus: Corpus) -> tuple[str, list[str]]:
@@ -59,7 +94,7 @@ def chunk_unit(unit: str, slug: str | None, corpus: Corpus) -> tuple[str, list[s
 
 
 def doc_unit(slug: str, corpus: Corpus) -> tuple[str, list[str]]:
-    return ("ok", [c["chunk_id"] for c in corpus.by_slug[slug]]) if slug in corpus.bodies else ("missing_doc", [])
+    return ("ok", list(corpus.ids_of[slug])) if slug in corpus.slugs else ("missing_doc", [])
 
 
 def group_unit(members: list[tuple[str, list[str]]]) -> tuple[str, list[str]]:
@@ -78,12 +113,10 @@ def locate(question: dict, corpus: Corpus) -> dict:
         found = [("|".join(g), group_unit([doc_unit(d, corpus) for d in g]), max(map(grade, g)))
                  for g in gold_groups(grades)]
         slugs = [d for g in gold_groups(grades) for d in g]
-    elif slug is not None and slug not in corpus.bodies:
+    elif slug is not None and slug not in corpus.slugs:
         found, slugs = [("-", ("missing_doc", []), 1)], [slug]
     elif kind == "passage":
-        passages = question["gold_passage"]
-        passages = [passages] if isinstance(passages, str) else passages
-        found = [(f"passage {i}", passage_unit(p, slug, corpus), 1) for i, p in enumerate(passages, 1)]
+        found = [(f"passage {i}", passage_unit(p, slug, corpus), 1) for i, p in enumerate(_passages(question), 1)]
         slugs = [slug]
     else:
         groups = gold_groups(question["gold_chunks"])
@@ -101,17 +134,19 @@ def gap_violation(question: dict, gold_chunks: list[str], corpus: Corpus) -> str
     terms = question["key_terms"]
     if not terms:
         return "no key_terms given"
-    texts = {c["chunk_id"]: prompt_chunk(c) for c in corpus.by_slug.get(question.get("gold_slug"), [])}
-    in_gold = [t for t in terms if any(t in texts[g] for g in gold_chunks if g in texts)]
+    of_doc = corpus.ids_of.get(question.get("gold_slug"), [])
+    held = {cid: corpus.terms_in.get(cid, set()) for cid in of_doc}
+    in_gold = [t for t in terms if any(t in held[g] for g in gold_chunks if g in held)]
     if in_gold:
         return f"gold chunk contains {in_gold}"
-    if not any(t in text for cid, text in texts.items() if cid not in gold_chunks for t in terms):
+    if not any(t in found for cid, found in held.items() if cid not in gold_chunks for t in terms):
         return "no other chunk of the document contains the key terms"
     return None
 
 
-def check(questions: list[dict], docs: list[dict], chunks: list[dict], gap_sets: list[str]) -> dict:
-    corpus = Corpus(docs, chunks)
+def check(questions: list[dict], docs: str, chunks: str, gap_sets: list[str]) -> dict:
+    """{question id: what `locate` found}, reading the docs and chunks files (paths) as it goes."""
+    corpus = Corpus(docs, chunks, questions, gap_sets)
     results = {}
     for q in questions:
         found = locate(q, corpus)
@@ -143,7 +178,7 @@ def _mean_units(qs: list[dict], results: dict) -> float:
 
 def run(input, output, params, **_) -> None:
     questions = read_jsonl(input.questions)
-    results = check(questions, read_jsonl(input.docs), read_jsonl(input.chunks), list(params.gap_sets))
+    results = check(questions, input.docs, input.chunks, list(params.gap_sets))
     for line in summary_lines(questions, results, list(params.gap_sets)):
         print(line)
     bad = [q for q in questions if results[q["id"]]["status"] != "ok"]
