@@ -7,11 +7,13 @@ covering most of its characters, the earlier one on a tie (units: ctxret.documen
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import resource
 import statistics
 import time
 from collections import Counter
+from typing import Iterable, Iterator
 
 from ..chunkers import CHUNKERS, Tools, spans
 from ..chunktext import t0_text, t1_text
@@ -28,33 +30,40 @@ def covered_units(units: list[dict], start: int, end: int) -> tuple[str, list[st
     return best[1], [uid for _, uid in overlap]
 
 
-def chunk_corpus(docs: list[dict], settings: dict, chunker: str, tools: Tools | None = None) -> list[dict]:
-    """Chunks of every document, numbered in order; ids are stable for a given docs.jsonl.
-    `settings` holds what the chunker reads (its own section of chunking, and its model's)."""
+def chunk_rows(docs: list[dict], settings: dict, chunker: str, tools: Tools | None = None) -> Iterator[dict]:
+    """Chunks of every document, numbered in order (ids are stable for a given docs.jsonl), made
+    one at a time from the documents' spans. `settings` holds what the chunker reads (its own
+    section of chunking, and its model's)."""
     cut = [(doc, span) for doc in docs for span in spans(doc, chunker, settings, tools or Tools())]
     width = max(5, len(str(len(cut) - 1)))
     units = {doc["slug"]: units_of(doc) for doc in docs}
-    out = []
-    for i, (doc, span) in enumerate(cut):
-        text = doc["body"][span["start"]:span["end"]]
-        unit, covered = covered_units(units[doc["slug"]], span["start"], span["end"])
-        out.append({"chunk_id": f"{i:0{width}d}", "slug": doc["slug"], "title": doc["title"],
-                    "section": span["section"], "start": span["start"], "end": span["end"],
-                    "text": text, "key": sha256_text(doc["slug"] + "\n" + text), "unit": unit, "units": covered})
-    name_chunks(docs, out)
-    return out
+
+    def rows():
+        for i, (doc, span) in enumerate(cut):
+            text = doc["body"][span["start"]:span["end"]]
+            unit, covered = covered_units(units[doc["slug"]], span["start"], span["end"])
+            yield {"chunk_id": f"{i:0{width}d}", "slug": doc["slug"], "title": doc["title"],
+                   "section": span["section"], "start": span["start"], "end": span["end"],
+                   "text": text, "key": sha256_text(doc["slug"] + "\n" + text), "unit": unit, "units": covered}
+    return name_chunks(docs, rows())
+
+
+def chunk_corpus(docs: list[dict], settings: dict, chunker: str, tools: Tools | None = None) -> list[dict]:
+    """Every chunk of `chunk_rows`, as a list."""
+    return list(chunk_rows(docs, settings, chunker, tools))
 
 
 def _trec_safe(name: str) -> str:
     return re.sub(r"\s+", "_", name.strip())
 
 
-def name_chunks(docs: list[dict], chunks: list[dict]) -> None:
+def name_chunks(docs: list[dict], chunks: Iterable[dict]) -> Iterator[dict]:
     """Each chunk's `doc` (its document's own id: the source's, else the slug) and `name`, what
     runs, qrels and reports call it: the source's own unit when the chunk is exactly one (a given
     chunk's id, a SQuAD paragraph), the document's id when it is the whole document, else
     `<doc>#<n>`, its n-th chunk (the internal chunk_id stays the runs' short key). Whitespace
-    becomes `_` (TREC files split on it); a name another chunk already has gets `~<chunk_id>`."""
+    becomes `_` (TREC files split on it); a name another chunk already has gets `~<chunk_id>`.
+    Each chunk is named as it passes."""
     by_slug = {d["slug"]: d for d in docs}
     spans = {d["slug"]: {(u["start"], u["end"]): u["id"] for u in d.get("units", [])} for d in docs}
     n, taken = Counter(), set()
@@ -67,6 +76,7 @@ def name_chunks(docs: list[dict], chunks: list[dict]) -> None:
         name = _trec_safe(name)
         c["name"] = f"{name}~{c['chunk_id']}" if name in taken else name
         taken.add(c["name"])
+        yield c
 
 
 WHOLE_RECORDS = ("table", "beir")  # formats whose gold names whole records (pages, passages)
@@ -77,13 +87,27 @@ def split_records(docs: list[dict], counts: Counter) -> list[dict]:
     return [d for d in docs if counts[d["slug"]] > 1]
 
 
-def identical_texts(chunks: list[dict]) -> list[list[str]]:
-    """Groups of chunk ids whose texts are the same (near-duplicate paragraphs that the
-    importers' exact dedup keeps, or repeated boilerplate): one group per text, in chunk order."""
-    groups: dict[str, list[str]] = {}
-    for c in chunks:
-        groups.setdefault(c["text"], []).append(c["chunk_id"])
-    return [ids for ids in groups.values() if len(ids) > 1]
+class Tally:
+    """What the log says of the chunks, gathered as they pass to the file (`passing`): chunks per
+    document, T1 and T0 lengths, chunks covering several units, and groups of chunk ids whose
+    texts are the same (near-duplicate paragraphs that the importers' exact dedup keeps, or
+    repeated boilerplate; one group per text, in chunk order; texts kept as digests)."""
+
+    def __init__(self, t1_template: str):
+        self.t1_template, self.per_slug, self.t1, self.t0, self.multi = t1_template, Counter(), [], [], 0
+        self.by_text: dict[bytes, list[str]] = {}
+
+    def passing(self, chunks: Iterable[dict]) -> Iterator[dict]:
+        for c in chunks:
+            self.per_slug[c["slug"]] += 1
+            self.t1.append(len(t1_text(c, self.t1_template)))
+            self.t0.append(len(t0_text(c)))
+            self.multi += len(c["units"]) > 1
+            self.by_text.setdefault(hashlib.blake2b(c["text"].encode(), digest_size=16).digest(), []).append(c["chunk_id"])
+            yield c
+
+    def identical_texts(self) -> list[list[str]]:
+        return [ids for ids in self.by_text.values() if len(ids) > 1]
 
 
 def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
@@ -105,17 +129,16 @@ def run(input, output, params, threads=1, **_) -> None:
     docs = read_jsonl(input.docs)
     started = time.perf_counter()
     settings = dict(params.settings)
-    chunks = chunk_corpus(docs, settings, params.chunker, tools_for(params.chunker, settings, params, threads))
+    tally = Tally(params.t1_template)
+    write_jsonl(output.chunks, tally.passing(chunk_rows(docs, settings, params.chunker,
+                                                        tools_for(params.chunker, settings, params, threads))))
     seconds = time.perf_counter() - started
-    write_jsonl(output.chunks, chunks)
-    counts = Counter(c["slug"] for c in chunks)
+    counts, t1, t0 = tally.per_slug, tally.t1, tally.t0
     per_doc = [counts[d["slug"]] for d in docs]
-    t1 = [len(t1_text(c, params.t1_template)) for c in chunks]
-    t0 = [len(t0_text(c)) for c in chunks]
-    print(f"chunker {params.chunker}: documents {len(docs)}, chunks {len(chunks)}, "
+    print(f"chunker {params.chunker}: documents {len(docs)}, chunks {len(t1)}, "
           f"T1 mean {statistics.mean(t1):.0f} chars, T0 mean {statistics.mean(t0):.0f} chars")
     print(f"chunks per document min {min(per_doc)}, median {statistics.median(per_doc):g}, "
-          f"max {max(per_doc)}; chunks covering more than one unit {sum(1 for c in chunks if len(c['units']) > 1)}")
+          f"max {max(per_doc)}; chunks covering more than one unit {tally.multi}")
     for line in CHUNKERS[params.chunker].notes(docs, settings):
         print(line)
     split = split_records(docs, counts) if params.format in WHOLE_RECORDS else []
@@ -126,9 +149,9 @@ def run(input, output, params, threads=1, **_) -> None:
               f"the record as the benchmark judges it; for document-level figures set chunking.chunker: "
               f"document, or chunking.paragraph.max_chars above {longest:,}")
     print(f"chunks whose T0 is empty (body only a heading line) {sum(1 for n in t0 if n == 0)}")
-    same = identical_texts(chunks)
+    same = tally.identical_texts()
     print(f"chunks with the same text as another chunk {sum(map(len, same))} in {len(same)} groups"
           + (f": {'; '.join(' = '.join(ids) for ids in same[:20])}" + (" ..." if len(same) > 20 else "")
              if same else ""))
-    print(f"time {seconds:.1f} s, peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"time {seconds:.1f} s (chunking and writing), peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     print(f"{output.chunks} sha256 {sha256_file(output.chunks)}")
