@@ -85,11 +85,20 @@ class SimpleTokenizer:
 
 
 class KiwiTokenizer:
+    """Kiwi's model (a few hundred MB) is loaded when a text is first analysed: an index whose
+    tokens all come from the store never loads it."""
+
     def __init__(self, pos: list[str], lowercase: bool, threads: int = 1):
-        from kiwipiepy import Kiwi
-        self.kiwi = Kiwi(num_workers=max(1, threads))
+        self.threads, self._kiwi = threads, None
         self.pos = set(pos)
         self.lowercase = lowercase
+
+    @property
+    def kiwi(self):
+        if self._kiwi is None:
+            from kiwipiepy import Kiwi
+            self._kiwi = Kiwi(num_workers=max(1, self.threads))
+        return self._kiwi
 
     @staticmethod
     def identifier_spans(text: str) -> list[tuple[int, int, str]]:
@@ -137,26 +146,37 @@ class TermIds(Sequence):
         return self.arrays[i].tolist()
 
 
-def build_index(token_lists: Iterable[list[str]], k1: float, b: float):
-    """(bm25s retriever, vocab token->id, CSR matrix docs x terms of BM25 weights).
+def term_ids(token_lists: Iterable[list[str]]) -> tuple[dict[str, int], list[np.ndarray]]:
+    """(vocab token->id, each document's term ids as an int32 array).
 
     The vocabulary is the sorted set of tokens, so term ids are the same in every process
     (bm25s's own vocabulary follows set order, which changes with hash randomisation).
     `token_lists` is read twice (a list, or a stream that starts again each time it is
-    iterated): once for the vocabulary, once for the term ids, kept as int32 arrays, so a
-    corpus's tokens are never all held as strings.
+    iterated): once for the vocabulary, once for the term ids, so a corpus's tokens are never
+    all held as strings.
     """
+    vocab = {t: i for i, t in enumerate(sorted({t for tokens in token_lists for t in tokens}))}
+    return vocab, [np.fromiter(map(vocab.__getitem__, tokens), np.int32, len(tokens)) for tokens in token_lists]
+
+
+def bm25_weights(vocab: dict[str, int], ids: list[np.ndarray], k1: float, b: float):
+    """(bm25s retriever, CSR matrix docs x terms of BM25 weights) of `term_ids`' output."""
     import bm25s
     import scipy.sparse as sp
     from bm25s.tokenization import Tokenized
-    vocab = {t: i for i, t in enumerate(sorted({t for tokens in token_lists for t in tokens}))}
-    ids = [np.fromiter(map(vocab.__getitem__, tokens), np.int32, len(tokens)) for tokens in token_lists]
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
     retriever.index(Tokenized(ids=TermIds(ids), vocab=vocab), show_progress=False)
     s = retriever.scores
     csc = sp.csc_matrix((s["data"], s["indices"], s["indptr"]),
                         shape=(s["num_docs"], len(s["indptr"]) - 1))
-    return retriever, dict(retriever.vocab_dict), csc.tocsr()
+    return retriever, csc.tocsr()
+
+
+def build_index(token_lists: Iterable[list[str]], k1: float, b: float):
+    """(bm25s retriever, vocab token->id, CSR matrix docs x terms of BM25 weights)."""
+    vocab, ids = term_ids(token_lists)
+    retriever, matrix = bm25_weights(vocab, ids, k1, b)
+    return retriever, dict(retriever.vocab_dict), matrix
 
 
 def query_vector(tokens: list[str], vocab: dict[str, int]) -> tuple[list[int], list[float]]:

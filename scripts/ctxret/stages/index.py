@@ -3,7 +3,8 @@
 The manifest (points, vector config, input sha256) is the file Snakemake tracks. A collection
 whose inputs did not change is not rebuilt. Vectors are memory-mapped and the points go to the
 engine a batch at a time, and the texts are analysed a block at a time (their term ids kept as
-int32 arrays), so the step holds the BM25 matrix, not the vectors or the corpus's token strings.
+int32 arrays), so the step holds the BM25 matrix, not the vectors or the corpus's token strings;
+Kiwi's model, the term ids and bm25s's copy of the weights are gone before the engine is filled.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bm25 import build_index, make_tokenizer
+from ..bm25 import bm25_weights, make_tokenizer, term_ids
 from ..errors import InputError
 from ..fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
                      write_text)
@@ -68,6 +69,20 @@ class VariantTokens:
         self.analysed = self.analysed or analysed   # the first reading's (a second finds them stored)
 
 
+def analysed_terms(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, dict, list]:
+    """(the analyser's description, texts it analysed now, vocab, each text's term ids)."""
+    tokenizer = make_tokenizer(settings, threads)
+    tokens = VariantTokens(variant, tokenizer, store)
+    vocab, ids = term_ids(tokens)
+    return tokenizer.describe(), tokens.analysed, vocab, ids
+
+
+def bm25_of(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, dict, object]:
+    """(the analyser's description, texts it analysed now, vocab, CSR matrix of BM25 weights)."""
+    described, analysed, vocab, ids = analysed_terms(variant, settings, threads, store)
+    return described, analysed, vocab, bm25_weights(vocab, ids, float(settings["k1"]), float(settings["b"]))[1]
+
+
 def run(input, output, params, threads=1, **_) -> None:
     variant = params.variant
     name = f"v_{variant}"
@@ -77,15 +92,12 @@ def run(input, output, params, threads=1, **_) -> None:
     for m, v in dense.items():
         if v.shape[0] != len(rows):
             raise InputError(f"{input.variant}: {len(rows)} chunks but {v.shape[0]} {m} vectors")
-    tokenizer = make_tokenizer(dict(params.bm25), threads)
-    tokens = VariantTokens(input.variant, tokenizer, params.store)
-    _, vocab, matrix = build_index(tokens, float(params.bm25["k1"]), float(params.bm25["b"]))
-    analysed = tokens.analysed
+    described, analysed, vocab, matrix = bm25_of(input.variant, dict(params.bm25), threads, params.store)
     hnsw = hnsw_of(dict(params.search))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}
     scoring = {k: v for k, v in dict(params.bm25).items() if k != "threads"}
     fingerprint = sha256_text(canonical_json({"format": FORMAT, "inputs": inputs, "bm25": scoring,
-                                              "tokenizer": tokenizer.describe(), "vocab": vocab,
+                                              "tokenizer": described, "vocab": vocab,
                                               "hnsw": hnsw and vars(hnsw)}))
     if params.qdrant_url:
         with server_client(params.qdrant_url, params.api_key_env) as client:
@@ -96,7 +108,7 @@ def run(input, output, params, threads=1, **_) -> None:
     else:
         built, points = build_embedded(params.qdrant_path, fingerprint,
                                        lambda engine: fill(engine, rows, dense, matrix, hnsw))
-    write_json(output.vocab, {"tokenizer": tokenizer.describe(), "k1": params.bm25["k1"],
+    write_json(output.vocab, {"tokenizer": described, "k1": params.bm25["k1"],
                               "b": params.bm25["b"], "vocab": vocab,
                               "chunk_ids": [r["chunk_id"] for r in rows]})
     write_sparse(output.matrix, matrix)
@@ -104,7 +116,7 @@ def run(input, output, params, threads=1, **_) -> None:
         "collection": name, "points": points, "fingerprint": fingerprint,
         "dense": {m: {"size": int(v.shape[1]), "distance": distance_for(v)} for m, v in dense.items()},
         "sparse": {"bm25": {"vocabulary": len(vocab)}}, "hnsw": hnsw and vars(hnsw), "inputs": inputs,
-        "tokenizer": tokenizer.describe(), "server": bool(params.qdrant_url)})
+        "tokenizer": described, "server": bool(params.qdrant_url)})
     print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)}, analyser "
           f"{params.bm25['analyser']}, {'HNSW ' + str(vars(hnsw)) if hnsw else 'exact (no HNSW graph)'} "
           f"(texts analysed now {analysed}, the rest from the store), "
