@@ -5,7 +5,7 @@ accounting on this machine; skipped otherwise (or with CTXRET_SKIP_SLURM=1). One
 cancelled with scancel while it waits for its second LLM answer: the run fails naming the logs,
 the rerun resumes (finished jobs and the finished chunk are not repeated), and its outputs match a
 local run of the same config, started at the same time. Each document is its own embedding shard
-(`embed.shard_texts: 1`): a variant's two shard jobs run at once, on one CPU each.
+(`embed.shard_texts: 1`, so each question is a shard too): shard jobs run at once, on one CPU each.
 """
 import hashlib
 import json
@@ -279,6 +279,9 @@ def test_shard_jobs_ran_at_once_with_a_local_runs_vectors(runs):
               if name.startswith("smk-embed_shard-") and state == "COMPLETED"]
     print("embed_shard jobs (start, end):", shards)
     assert len(shards) == 4, rows          # T1 and A1, one shard per document
+    # every embedding shard job, the questions' too (one per question here), shares the 2 CPUs
+    shards += [(start, end) for _, name, state, start, end in rows
+               if name.startswith("smk-embed_question_shard-") and state == "COMPLETED"]
     together = [(a, b) for i, a in enumerate(shards) for b in shards[i + 1:] if a[0] < b[1] and b[0] < a[1]]
     assert together, shards
     vectors = sorted(p.name for p in (tmp / "results" / "emb").glob("*.npy"))
