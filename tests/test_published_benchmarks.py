@@ -6,6 +6,11 @@ through chunks.jsonl):
   content; no title), questions with several gold chunks, two pairs sharing a text (one pair
   with other gold); the cookbook's Pass@k is the mean share of a question's gold chunks in the
   top k.
+- cookbook/: the Anthropic cookbook's contextual-embeddings shape as published: the corpus
+  codebase_chunks.json (doc_id, original_uuid, content, chunks of chunk_id, original_index,
+  content) and evaluation_set.jsonl (query, answer, golden_doc_uuids, golden_chunk_uuids as
+  [original_uuid, original_index] pairs, golden_documents; no ids), read through columns alone;
+  its Pass@k is computed as the cookbook does, by the golden chunks' contents.
 - pages/: a Korean page-level benchmark in parquet (AutoRAG's corpus and QA shape): retrieval_gt
   is a list of groups of page ids; its recall@k is the mean share of groups with a member in the
   top k.
@@ -30,6 +35,11 @@ from ctxret.questionset import load_question_sets
 DATA = Path(__file__).parent / "data" / "formats"
 CODE = {"format": "chunked", "path": str(DATA / "codebench" / "corpus.jsonl"), "language": "en",
         "columns": {"id": "doc_id", "chunk_id": "chunk_id", "text": "content"}}
+COOKBOOK = {"format": "chunked", "path": str(DATA / "cookbook" / "codebase_chunks.json"), "language": "en",
+            "columns": {"id": "original_uuid", "chunk_id": "chunk_id", "text": "content",
+                        "chunk_index": "original_index"}}
+COOKBOOK_SET = {"format": "jsonl", "path": str(DATA / "cookbook" / "evaluation_set.jsonl"),
+                "columns": {"question": "query", "gold_chunk_pairs": "golden_chunk_uuids"}}
 PAGES = {"format": "table", "path": str(DATA / "pages" / "corpus.parquet"),
          "columns": {"id": "doc_id", "text": "contents"}}
 PAGE_SET = {"format": "table", "path": str(DATA / "pages" / "qa.parquet"),
@@ -118,6 +128,67 @@ def test_code_benchmark_every_question_its_fields_its_ids_and_the_cookbooks_pass
         (s["pass@1"], s["pass@3"], s["hit@3"]))
     assert Path(tmp_path / "runs" / "qrels.txt").read_text().splitlines()[:3] == [
         "cb-1 0 doc_1_chunk_0 1", "cb-2 0 doc_1_chunk_1 1", "cb-2 0 doc_2_chunk_0 1"]
+
+
+COOKBOOK_RANKED = {
+    "cookbook:1": ["doc_1_chunk_1", "doc_1_chunk_0", "doc_3_chunk_0"],
+    "cookbook:2": ["doc_1_chunk_0", "doc_2_chunk_1", "doc_1_chunk_1"],
+    "cookbook:3": ["doc_3_chunk_1", "doc_2_chunk_1", "doc_3_chunk_0", "doc_1_chunk_0"],
+    "cookbook:4": ["doc_2_chunk_0", "doc_3_chunk_0", "doc_1_chunk_1", "doc_3_chunk_1"],
+}
+
+
+def cookbook_pass_at_k(evaluation_set: Path, corpus: Path, ranking: dict[str, list[str]], k: int) -> float:
+    """The cookbook's evaluate_retrieval: per question, the share of its golden chunks (their
+    contents, from golden_documents) among the contents of the top k; the mean over questions.
+    A question is the line it is on (the set has no ids)."""
+    content = {c["chunk_id"]: c["content"].strip() for d in json.loads(corpus.read_text()) for c in d["chunks"]}
+    scores = []
+    for line, item in enumerate(read_lines(evaluation_set), 1):
+        golden = [next(c["content"].strip() for d in item["golden_documents"] if d["uuid"] == uuid
+                       for c in d["chunks"] if c["index"] == index) for uuid, index in item["golden_chunk_uuids"]]
+        retrieved = [content[c] for c in ranking[f"cookbook:{line}"][:k]]
+        scores.append(sum(1 for g in golden if g in retrieved) / len(golden))
+    return sum(scores) / len(scores)
+
+
+def test_the_cookbooks_files_as_published_are_scored_with_the_cookbooks_pass_at_k(tmp_path):
+    s, trec, _ = workflow(tmp_path, COOKBOOK, {"cookbook": COOKBOOK_SET}, "given", COOKBOOK_RANKED, [1, 3])
+    published = DATA / "cookbook" / "evaluation_set.jsonl"
+    assert s["N"] == len(read_lines(published)) == 4
+    # no ids in the file: each question is named by its line, and the scored run says so
+    ranking = trec_ranking(trec)
+    assert ranking == COOKBOOK_RANKED
+    for k in (1, 3):
+        assert s[f"pass@{k}"] == pytest.approx(cookbook_pass_at_k(published, Path(COOKBOOK["path"]), ranking, k))
+    assert s["pass@1"] < s["pass@3"] < 1
+    # the gold scored is the chunk each [original_uuid, original_index] pair names in the corpus file
+    chunk_of = {(d["original_uuid"], c["original_index"]): c["chunk_id"]
+                for d in json.loads(Path(COOKBOOK["path"]).read_text()) for c in d["chunks"]}
+    qrels = {tuple(line.split()[::2]) for line in (tmp_path / "runs" / "qrels.txt").read_text().splitlines()}
+    assert qrels == {(f"cookbook:{n}", chunk_of[tuple(pair)])
+                     for n, item in enumerate(read_lines(published), 1) for pair in item["golden_chunk_uuids"]}
+
+
+def test_an_edited_cookbook_question_keeps_every_other_questions_id(tmp_path):
+    config = settings(corpus=COOKBOOK, questions={"sets": {"cookbook": {**COOKBOOK_SET,
+                                                                        "path": str(tmp_path / "eval.jsonl")}}})
+    rows = read_lines(COOKBOOK_SET["path"])
+    write_lines(tmp_path / "eval.jsonl", rows)
+    before, _ = load_question_sets(config["questions"]["sets"], config["corpus"])
+    rows[1]["query"] = "Which functions read and write the configuration?"
+    rows[2]["golden_chunk_uuids"] = rows[2]["golden_chunk_uuids"][:1]
+    write_lines(tmp_path / "eval.jsonl", rows)
+    after, _ = load_question_sets(config["questions"]["sets"], config["corpus"])
+    assert [q["id"] for q in before] == [q["id"] for q in after] == [f"cookbook:{n}" for n in range(1, 5)]
+    assert [q["id"] for q, old in zip(after, before) if q != old] == ["cookbook:2", "cookbook:3"]
+    assert after[2]["gold_chunks"] == ["doc_2_chunk_0"]
+
+
+def test_a_cookbook_question_whose_chunk_the_corpus_selection_dropped_is_named_by_its_line(tmp_path):
+    with pytest.raises(InputError) as e:   # doc_3 (110 characters) is dropped; question 4 names its chunks
+        workflow(tmp_path, {**COOKBOOK, "min_chars": 120}, {"cookbook": COOKBOOK_SET}, "given", {}, [1])
+    assert str(e.value).splitlines()[1:] == [f"  {COOKBOOK_SET['path']}:4: cookbook:4: unknown chunk id"]
 
 
 PAGES_RANKED = {

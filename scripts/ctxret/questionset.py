@@ -10,8 +10,12 @@ A flat list needs every id (each is a unit); `gold_chunks` and `gold_docs` may i
 groups (lists of ids): every group is a unit, satisfied by any of its members.
 Optional: `key_terms` (gap sets), `cluster` (its bootstrap cluster; else from the id by
 questions.cluster_key). A question is its id: ids are unique across sets and contain no
-whitespace; questions sharing a text are each scored with their own gold (the questions log names
-them); an imported set drops a question repeating both the text and the gold of another.
+whitespace (a set without ids names its questions `<set>:<line>`, each its own cluster:
+importers.rows); questions sharing a text are each scored with their own gold (the questions log
+names them); an imported set drops a question repeating both the text and the gold of another.
+Chunk gold may also be given as [document id, chunk index or chunk id] pairs
+(`gold_chunk_pairs`), read as `gold_chunks` (importers.chunkpairs); a set's `columns` map other
+field names (a JSONL set's too: importers.jsonl).
 
 The canonical form (`canonical_lines`) is one spelling per question, whatever the file's
 formatting; a set's `fingerprint` (computed when the workflow is parsed, which also checks
@@ -25,6 +29,7 @@ from pathlib import Path
 from .errors import InputError
 from .fileio import canonical_json, iter_jsonl, sha256_file, sha256_text
 from .importers import gold_of, read_set, set_files
+from .importers.rows import location
 from .store import JsonStore, content_key
 
 GOLD_FIELDS = ("gold_passage", "gold_chunks", "gold_docs")
@@ -103,13 +108,6 @@ def validate(obj: dict, set_name: str, where: str) -> dict:
     q["file"] = str(Path(obj["file"]))
     q["line"] = obj["line"]
     return q
-
-
-def location(row: dict) -> str:
-    """Where a question record comes from: file:line, else the file and its row or id."""
-    if row.get("line"):
-        return f"{row['file']}:{row['line']}"
-    return f"{row['file']} ({row.get('record') or 'question ' + str(row.get('id'))})"
 
 
 def load_question_sets(sets: dict[str, dict], corpus: dict | None = None) -> tuple[list[dict], dict[str, list[str]]]:
@@ -199,6 +197,9 @@ def where(question: dict) -> str:
                     return f"{question['file']}:{lineno}"
         except InputError:  # edited since: the file alone
             pass
+        numbered = re.fullmatch(re.escape(question["set"]) + r":(\d+)", question["id"])
+        if numbered:  # a set without ids names a question by its line
+            return f"{question['file']}:{numbered[1]}"
     return location({"file": question["file"], "id": question["id"]})
 
 

@@ -4,7 +4,9 @@ question records; the workflow downstream reads only those (there is no second p
 Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Question-set formats
 (a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table. A new format
 is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enums are filled
-in from them).
+in from them). What every set shares happens in `read_set`: ids for a set without them
+(`rows`), chunk gold given as (document, chunk) pairs (`chunkpairs`), then the drops and the
+sample.
 """
 from __future__ import annotations
 
@@ -16,15 +18,16 @@ from typing import Callable
 
 from ..documents import select
 from ..errors import InputError
-from ..fileio import canonical_json, iter_jsonl
-from . import beir, chunked, manifests, squad, table
+from ..fileio import canonical_json
+from . import beir, chunked, chunkpairs, jsonl, manifests, squad, table
+from .rows import numbered
 
 # Each record format's own field names, what an empty corpus.columns entry stands for (table:
-# no title column; chunked: a chunk's chunk_id, text and section).
+# no title column; chunked: a chunk's chunk_id, text and section; no chunk_index: a chunk's position).
 FIELDS = {"table": {"id": "id", "text": "text", "title": ""},
           "beir": {"id": "_id", "text": "text", "title": "title"},
           "chunked": {"id": "id", "title": "title", "tags": "tags", "chunks": "chunks", "chunk_id": "id",
-                      "text": "text", "section": "section"}}
+                      "text": "text", "section": "section", "chunk_index": ""}}
 
 
 def fields(corpus: dict) -> dict:
@@ -77,15 +80,16 @@ def drop_report(read: int, dropped: Counter, kept: int) -> str:
 
 
 def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]]:
-    """The raw question records of one set (each with file and line) and report lines.
-    Imported sets drop a question repeating another's text and gold (reported); a JSONL set
-    keeps every line."""
+    """The raw question records of one set (each with file and line, an id and chunk pairs
+    resolved) and report lines. Imported sets drop a question repeating another's text and gold
+    (reported); a JSONL set keeps every line."""
     problem = set_problem(spec, corpus)
     if problem:
         raise InputError(f"config questions.sets.{name}: {problem}")
     fmt = spec["format"]
     rows, dropped = SET_FORMATS[fmt].read(spec, corpus)
     read = len(rows) + sum(dropped.values())  # the importer's own drops happened while reading
+    rows = chunkpairs.resolve(numbered(name, spec, rows), corpus, fields)
     if fmt != "jsonl":
         rows, repeated = drop_repeated_texts(rows)
         dropped.update(repeated)
@@ -134,14 +138,14 @@ CORPUS_FORMATS: dict[str, CorpusFormat] = {
     "table": CorpusFormat(lambda c: table.read_corpus(c["path"], fields(c))),
 }
 SET_FORMATS: dict[str, SetFormat] = {
-    "jsonl": SetFormat(lambda spec, _: ([{**obj, "file": spec["path"], "line": lineno}
-                                         for lineno, obj in iter_jsonl(spec["path"])], Counter())),
+    "jsonl": SetFormat(lambda spec, _: (jsonl.read_questions(spec["path"], spec["columns"]), Counter())),
     "squad": SetFormat(_squad_questions, lambda spec, corpus: [corpus["path"]], from_corpus=True),
     "beir": SetFormat(lambda spec, corpus: beir.read_questions(corpus["path"], spec["split"], fields(corpus)),
                       lambda spec, corpus: [str(Path(corpus["path"]) / "queries.jsonl"),
                                             str(Path(corpus["path"]) / "qrels" / f"{spec['split']}.tsv")],
                       from_corpus=True),
-    "table": SetFormat(lambda spec, _: (table.read_questions(spec["path"], spec["columns"]), Counter())),
+    "table": SetFormat(lambda spec, _: (table.read_questions(spec["path"], spec["columns"]), Counter()),
+                       lambda spec, corpus: [spec["path"], *(corpus_files(corpus) if table.has_pairs(spec) else [])]),
 }
 
 

@@ -5,11 +5,13 @@
 or the same with other field names (corpus.columns). The body is the chunks' texts joined by
 blank lines; every chunk is a unit (its id, section and span), and the `given` chunker turns each
 unit back into exactly one chunk. Chunk ids are unique across the corpus: questions name them as
-gold (`gold_chunks`).
+gold (`gold_chunks`), or name a document and a chunk's index in it (`gold_chunk_pairs`: its
+position, or the chunk field corpus.columns.chunk_index names).
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from ..documents import document, joined, safe_slug, unique_slugs
 from ..errors import InputError
@@ -36,12 +38,12 @@ def field(rec: dict, name: str, where: str, required: bool = True, default=""):
     return default
 
 
-def read_corpus(path: str, fields: dict) -> list[dict]:
-    """`fields` maps ctxret's names (id, title, tags, chunks; a chunk's chunk_id, text, section)
-    to the file's; title, tags and section are optional (a document without a title gets no
-    title line in T1, never its id)."""
+def checked(path: str, fields: dict) -> Iterator[tuple[str, dict, str, str, list[tuple[dict, str, str, str]]]]:
+    """(where, record, id, title, [(chunk, chunk id, text, section)]) of each document, checked;
+    `fields` maps ctxret's names (id, title, tags, chunks; a chunk's chunk_id, text, section) to
+    the file's; title and section are optional."""
     f = fields
-    docs, seen = [], {}
+    seen = {}
     for where, rec in records(path):
         doc_id, chunks = field(rec, f["id"], where), field(rec, f["chunks"], where)
         title = field(rec, f["title"], where, required=False) if f["title"] else ""
@@ -64,8 +66,17 @@ def read_corpus(path: str, fields: dict) -> list[dict]:
             section = field(c, f["section"], where, required=False) if f["section"] else ""
             if not isinstance(section, str):
                 raise InputError(f"{where}: document {doc_id!r} chunk {cid!r}: {f['section']!r} must be a string")
-            parts.append((text.strip(), {"id": cid, "section": section.strip()}))
-        body, units = joined(parts)
+            parts.append((c, cid, text, section))
+        yield where, rec, doc_id, title, parts
+
+
+def read_corpus(path: str, fields: dict) -> list[dict]:
+    """The documents (a document without a title gets no title line in T1, never its id)."""
+    f = fields
+    docs = []
+    for where, rec, doc_id, title, parts in checked(path, f):
+        body, units = joined([(text.strip(), {"id": cid, "section": section.strip()})
+                              for _, cid, text, section in parts])
         tags = field(rec, f["tags"], where, required=False, default=[]) if f["tags"] else []
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InputError(f"{where}: field {f['tags']!r} must be a list of strings")
@@ -75,3 +86,23 @@ def read_corpus(path: str, fields: dict) -> list[dict]:
         raise InputError(f"{path}: the corpus is empty")
     unique_slugs(docs, path)
     return docs
+
+
+def chunk_ids(path: str, fields: dict, wanted: set[str]) -> dict[str, dict[int | str, str]]:
+    """For each wanted document id in the corpus: its chunks' ids by index (corpus.columns
+    .chunk_index's value, else the chunk's position from 0) and by chunk id."""
+    out = {}
+    for where, _, doc_id, _, parts in checked(path, fields):
+        if doc_id not in wanted:
+            continue
+        ids = {cid: cid for _, cid, _, _ in parts}
+        for i, (c, cid, _, _) in enumerate(parts):
+            index = field(c, fields["chunk_index"], f"{where}: chunk {i}") if fields["chunk_index"] else i
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise InputError(f"{where}: document {doc_id!r} chunk {cid!r}: {fields['chunk_index']!r} "
+                                 f"must be an integer")
+            if index in ids:
+                raise InputError(f"{where}: document {doc_id!r}: two chunks with {fields['chunk_index']!r} {index}")
+            ids[index] = cid
+        out[doc_id] = ids
+    return out

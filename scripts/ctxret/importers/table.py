@@ -1,9 +1,11 @@
 """table: a corpus table and a question table, each a parquet, CSV or JSON Lines file (by suffix),
 read with pyarrow; their column names are configured (corpus.columns, a set's columns).
 
-Corpus: id, text, optional title, metadata columns. Questions: id, question, and gold_docs, a
-list of document ids or a list of groups (lists) of them (a list column, or in CSV a JSON array
-or one id).
+Corpus: id, text, optional title, metadata columns. Questions: id (without an `id` column, or
+with `columns.id` empty, each is `<set>:<row>`: ctxret.importers.rows), question, and gold_docs,
+a list of document ids or a list of groups (lists) of them (a list column, or in CSV a JSON
+array or one id); or, when `columns.gold_chunk_pairs` names a column, [document id, chunk index
+or chunk id] pairs (ctxret.importers.chunkpairs; in CSV a JSON array).
 """
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from ..fileio import read_text
 READERS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}
 
 
-def read_table(path: str, columns: list[str]) -> list[dict]:
-    """Rows as dicts of the named columns; one clear error for a missing file or column."""
+def read_table(path: str, columns: list[str], optional: tuple[str, ...] = ()) -> list[dict]:
+    """Rows as dicts of the named columns (and of those `optional` ones the table has); one clear
+    error for a missing file or column."""
     kind = READERS.get(Path(path).suffix.lower())
     if kind is None:
         raise InputError(f"{path}: unknown table type (use {', '.join(READERS)})")
@@ -38,7 +41,7 @@ def read_table(path: str, columns: list[str]) -> list[dict]:
     if missing:
         raise InputError(f"{path}: no column {', '.join(map(repr, missing))} "
                          f"(columns: {', '.join(table.column_names)})")
-    return table.select(columns).to_pylist()
+    return table.select(list(dict.fromkeys([*columns, *(c for c in optional if c in table.column_names)]))).to_pylist()
 
 
 def _text(row: dict, column: str, where: str) -> str:
@@ -69,14 +72,20 @@ def _ids(value) -> list[str] | None:
     return [str(x).strip() for x in value] if ok else None
 
 
+def _from_json(value, where: str, name: str):
+    """A CSV cell holding a JSON array as the array; any other value as it is."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise InputError(f"{where}: {name} is not a JSON array: {value!r}") from None
+    return value
+
+
 def gold_ids(value, where: str) -> list[str] | list[list[str]]:
     """A list of document ids (every one needed), or a list of groups of them (every group
     needed, any member satisfies it: AutoRAG's `retrieval_gt`); in CSV a JSON array or one id."""
-    if isinstance(value, str) and value.strip().startswith("["):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise InputError(f"{where}: gold_docs is not a JSON array: {value!r}") from None
+    value = _from_json(value, where, "gold_docs")
     if isinstance(value, (str, int)):
         value = [value]
     if isinstance(value, list) and value and all(isinstance(g, list) for g in value):
@@ -96,11 +105,22 @@ def slugs_of(gold: list) -> dict | list[list[str]]:
     return {safe_slug(d): 1 for d in gold}
 
 
+def has_pairs(spec: dict) -> bool:
+    """Whether a table set's gold is chunk pairs (then it is read with the corpus file)."""
+    return bool(spec["columns"].get("gold_chunk_pairs"))
+
+
 def read_questions(path: str, columns: dict) -> list[dict]:
+    """The questions, each with its row number; the id column `id` may be absent (no ids)."""
+    id_column, pairs = columns["id"], columns.get("gold_chunk_pairs")
+    gold = pairs or columns["gold_docs"]
+    named = [*([id_column] if id_column not in ("", "id") else []), columns["question"], gold]
     out = []
-    for i, row in enumerate(read_table(path, [columns["id"], columns["question"], columns["gold_docs"]]), 1):
+    for i, row in enumerate(read_table(path, named, optional=("id",) if id_column == "id" else ()), 1):
         where = f"{path}: row {i}"
-        out.append({"id": _text(row, columns["id"], where), "question": _text(row, columns["question"], where).strip(),
-                    "gold_docs": slugs_of(gold_ids(row[columns["gold_docs"]], where)),
-                    "file": path, "line": None, "record": f"row {i}"})
+        out.append({**({"id": _text(row, id_column, where)} if id_column in row else {}),
+                    "question": _text(row, columns["question"], where).strip(),
+                    **({"gold_chunk_pairs": _from_json(row[gold], where, pairs)} if pairs
+                       else {"gold_docs": slugs_of(gold_ids(row[gold], where))}),
+                    "file": path, "line": None, "record": f"row {i}", "row": i})
     return out
