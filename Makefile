@@ -5,7 +5,10 @@ CORES ?= 2
 PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
-.PHONY: setup run preregister resume test regress lint bench bench-scale clean
+# CONFIG=my-experiment.yaml: run, preregister, report and resume that experiment instead of the demo
+CONFIGFILE := $(if $(CONFIG),--configfile=$(CONFIG))
+
+.PHONY: setup run report preregister resume test regress lint bench bench-scale clean
 
 setup: $(VENV)/.installed
 
@@ -17,24 +20,28 @@ $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
 	touch $@
 
 run: setup
-	$(BIN)/snakemake --cores $(CORES)
-	@echo
-	@echo "report: results/score.md and results/pairs.md (numbers in score.json, pairs.json)"
-	@cat results/score.md
+	$(BIN)/snakemake --cores $(CORES) $(CONFIGFILE)
+	@RESULTS=$$($(BIN)/python -m ctxret.report --results $(CONFIGFILE)) && echo && \
+	  echo "verdict: $$RESULTS/pairs.md; scores: $$RESULTS/score.md; the page: make report$(if $(CONFIG), CONFIG=$(CONFIG))" && \
+	  cat $$RESULTS/score.md
+
+# the run's pages bundled into one offline HTML file, <results>/report.html
+report: setup
+	$(BIN)/python -m ctxret.report $(CONFIGFILE)
 
 # the free stages and the preregistration (results/preregistration.md), written again each time:
 # after adding or editing questions, before anything is paid
 # (two steps: the free stages brought up to date, then the preregistration forced; in one step
 # Snakemake skips a forced job whose ancient inputs another job of the run rewrites)
 preregister: setup
-	$(BIN)/snakemake --cores $(CORES) preregister --omit-from preregister
-	$(BIN)/snakemake --cores $(CORES) preregister --forcerun preregister
+	$(BIN)/snakemake --cores $(CORES) preregister --omit-from preregister $(CONFIGFILE)
+	$(BIN)/snakemake --cores $(CORES) preregister --forcerun preregister $(CONFIGFILE)
 	@echo
-	@cat results/preregistration.md
+	@cat $$($(BIN)/python -m ctxret.report --results $(CONFIGFILE))/preregistration.md
 
 # after a killed `make run`: refuses while the killed run is still alive, then unlocks and reruns
 resume: setup
-	$(BIN)/python -m ctxret.resume --cores $(CORES)
+	$(BIN)/python -m ctxret.resume --cores $(CORES) $(CONFIGFILE)
 
 # the test files spread over up to 4 processes (a file's tests stay together: they share fixtures)
 TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadfile

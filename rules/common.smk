@@ -8,7 +8,7 @@ sys.path.insert(0, SCRIPTS)
 from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
-from ctxret import preflight, runlock, written  # noqa: E402 (the package lives under scripts/)
+from ctxret import guards, preflight, runlock, written  # noqa: E402 (the package lives under scripts/)
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.plan import Problem, plan  # noqa: E402
@@ -36,6 +36,8 @@ try:
     if not workflow.overwrite_configfiles:
         config.update(merged(read_config(workflow_file(CONFIG_FILES[0])), dict(config)))
     P = plan(complete(config, CONFIG_FILES), Path(workflow.basedir))
+    for key, message in guards.other_corpus_problems(P.results, P.config["corpus"]):
+        raise Problem(key, message)
     KEPT_SIZES = kept_sizes(P.config["corpus"], P.config["store"])
     KEPT_SLUGS, EMBED_SHARDS = list(KEPT_SIZES), P.embed_shards(KEPT_SIZES)
     QUESTION_SETS, CORPUS = P.config["questions"]["sets"], P.config["corpus"]

@@ -39,6 +39,7 @@ rule plan:
             "seconds_per_call": config["contexts"]["seconds_per_call"],
             "corpus": CORPUS,
             "corpus_files": corpus_files(CORPUS),
+            "settings": P.committed_settings(),
         },
     script:
         "../scripts/plan.py"

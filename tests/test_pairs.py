@@ -22,7 +22,11 @@ PRIMARY = [{"a": "{dense}:T1", "b": "{dense}:A1", "group": "HP", "k": 5},
 HP = SETS["H"] + SETS["P"]
 
 
-def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000) -> dict:
+SETTINGS = {"bm25.analyser": "kiwi", "chunking.chunker": "paragraph", "models.e5.model": "intfloat/multilingual-e5-small"}
+
+
+def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000,
+            settings=SETTINGS) -> dict:
     """plan.json's content as rule plan writes it for this run."""
     conds = [f"{r}:{v}" for r, v in data.conditions]
     resolved, fallback_used = paired.resolve_primary(primary, conds, "e5", "X1", list(GROUPS))  # as the workflow does
@@ -33,7 +37,8 @@ def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),),
             "secondary_comparisons": [[f"{r}:{a}", f"{r}:{b}"] for a, b in variant_pairs for r in ("e5", "bm25", "he5")
                                       if f"{r}:{a}" in conds and f"{r}:{b}" in conds],
             "free_conditions": [c for c in conds if not c.endswith(":A1")], "language": language,
-            "seconds_per_call": 10, "corpus": {"format": "chunked", "path": data.chunks}, "corpus_files": [data.chunks]}
+            "seconds_per_call": 10, "corpus": {"format": "chunked", "path": data.chunks}, "corpus_files": [data.chunks],
+            "settings": settings}
 
 
 def write_plan(data, plan: dict) -> str:
@@ -58,9 +63,9 @@ def preregistered(data, plan: dict) -> SimpleNamespace:
 
 
 def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000,
-              preregistration=None, cluster_key=r"\d+", corpus_language="ko"):
+              preregistration=None, cluster_key=r"\d+", corpus_language="ko", settings=SETTINGS):
     """pairs.md/json of `data`; preregistered first under the same plan unless `preregistration` is given."""
-    plan = plan_of(data, language, primary, variant_pairs, resamples)
+    plan = plan_of(data, language, primary, variant_pairs, resamples, settings)
     preregistration = preregistration or preregistered(data, plan)
     out = data.tmp / "out"
     output = SimpleNamespace(md=str(out / "pairs.md"), json=str(out / "pairs.json"))
@@ -247,6 +252,23 @@ def test_a_question_edited_after_preregistering_is_a_departure_in_the_report(tmp
     block = md[md.index("## Kept to the plan"):md.index("## Decision rule")]
     assert "not those of the preregistered run" in block and "1 questions edited since: h03" in block
     assert "added since: h99" in block and "removed since: p02" in block and "primary changed" in block
+
+
+def test_a_setting_or_the_chunks_changed_after_preregistering_is_a_departure_named_with_both_values(tmp_path):
+    """Everything the free stages depend on is committed: an analyser, chunker or model changed
+    after `make preregister`, or the corpus's chunks, is named like an edited question."""
+    data = with_a1(tmp_path)
+    prereg = preregistered(data, plan_of(data))
+    after = {**SETTINGS, "bm25.analyser": "english", "models.e5.model": "BAAI/bge-m3"}
+    with open(data.chunks, "a", encoding="utf-8") as f:
+        f.write("\n")
+    result, md = run_pairs(data, preregistration=prereg, settings=after)
+    changed = result["kept_to_plan"]["rule_changed"]
+    assert not result["kept_to_plan"]["kept"]
+    assert list(changed) == ["bm25.analyser", "models.e5.model", "chunks.jsonl (sha256)"]
+    assert changed["bm25.analyser"] == ["kiwi", "english"]
+    block = md[md.index("## Kept to the plan"):md.index("## Decision rule")]
+    assert "bm25.analyser" in block and '"english"' in block and "not those of the preregistered run" in block
 
 
 def test_a_difference_above_the_planning_discordance_is_planned_at_that_difference():

@@ -4,6 +4,7 @@ is read: each problem is (dotted key, what is wrong and what to do), for the con
 - `results` and `store` must be non-empty, outside each other and outside the checkout's source
   folders: deleting results/ must never delete a paid answer, and no output may land in `/` or
   among the code.
+- `results` must not hold another corpus's run: a run or report there would mix two experiments.
 - `score.ks` must not pass `search.top_k`: a figure at a cut-off beyond the runs' depth means nothing.
 - a chunker's overlap must stay below its window: a fixed window that repeats all of itself
   never moves on.
@@ -12,6 +13,7 @@ is read: each problem is (dotted key, what is wrong and what to do), for the con
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 SOURCE_FOLDERS = ("scripts", "rules", "config", "envs", "tests", "benchmarks", "profiles", "questions",
@@ -42,6 +44,23 @@ def place_problems(results: str, store: str, checkout: Path) -> list[tuple[str, 
             if inside(path, root / folder):
                 problems.append((key, f"{given!r} is inside the checkout's {folder}/; name a directory of its own"))
     return problems
+
+
+def other_corpus_problems(results: str, corpus: dict) -> list[tuple[str, str]]:
+    """`results` already holds the run of another corpus (its plan.json names it): a run or a
+    report (`snakemake --report`) over it would mix two experiments."""
+    recorded = Path(results) / "plan.json"
+    try:
+        then = json.loads(recorded.read_text(encoding="utf-8"))["corpus"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if not isinstance(then, dict) or not isinstance(then.get("path"), str):
+        return []
+    if (Path(then["path"]).resolve(), then.get("format")) == (Path(corpus["path"]).resolve(), corpus["format"]):
+        return []
+    return [("results", f"{results!r} holds the results of another corpus ({then.get('format')} {then['path']}, "
+                        f"{recorded}), not of {corpus['format']} {corpus['path']}: a run or report there would mix "
+                        f"two experiments; give this experiment its own results folder (results: in its config)")]
 
 
 def cutoff_problems(ks: list[int], top_k: int) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from fnmatch import fnmatchcase as fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,14 @@ from .settings import schema_default
 
 FREE_VARIANT, PAID_VARIANT = "X1", "A1"  # contexts from the document's structure; from an LLM
 SLOT_ONLY = ("variants", "threads", "flush_every")  # a slot's settings its vectors do not depend on
+# Settings that say where a run reads and writes, how fast it goes or how it looks, never what it
+# finds (dotted keys, `*` any name): left out of what a preregistration commits to. The corpus and
+# the questions are committed by their content, not by their paths.
+NOT_COMMITTED = ("results", "store", "offline", "embed.*", "qdrant.*", "report.*", "corpus.path", "corpus.slugs",
+                 "questions.sets.*.path", "models.*.threads", "models.*.flush_every", "bm25.threads",
+                 "search.recall_sample", "rerank.threads", "rerank.batch_size", "contexts.attempts",
+                 "contexts.backoff_s", "contexts.prices", "contexts.seconds_per_call", "contexts.expected_output_tokens",
+                 "contexts.llm.timeout_s", "contexts.llm.api_key_env", "contexts.llm.executable", "contexts.llm.strip_env")
 
 
 class Problem(InputError):
@@ -158,6 +167,17 @@ class Plan:
     def model_settings(self, name: str) -> dict:
         """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
         return _vector_settings(self.models[name])
+
+    def committed_settings(self) -> dict:
+        """Every setting the run's figures depend on, by dotted key, defaults resolved: what a
+        preregistration commits to beside its decision rule (a later change is a departure)."""
+        def flat(node, prefix):
+            for key, value in node.items():
+                if isinstance(value, dict) and value:
+                    yield from flat(value, f"{prefix}{key}.")
+                else:
+                    yield f"{prefix}{key}", value
+        return {k: v for k, v in flat(self.config, "") if not any(fnmatch(k, p) for p in NOT_COMMITTED)}
 
     def comparisons(self) -> list[list[str]]:
         """The secondary comparisons: each variant pair, on every retriever both variants have."""

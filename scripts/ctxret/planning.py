@@ -69,18 +69,31 @@ def committed_rule(plan: dict) -> dict:
                         for p in plan["primary"]],
             "dense": plan["dense"], "alpha": plan["alpha"], "power": plan["power"], "seed": plan["seed"],
             "resamples": plan["resamples"], "cluster_key": plan["cluster_key"],
-            "secondary": plan["secondary"]}
+            "secondary": plan["secondary"], "settings": plan["settings"]}
 
 
-def kept_to_plan(prereg: dict, questions: dict[str, str], plan: dict) -> dict:
+def changed_parts(then: dict, now: dict, chunks_then: str | None, chunks_now: str) -> dict[str, list]:
+    """{key: [then, now]} of each committed part that changed: the rule's parts, each setting by its
+    dotted key (one the preregistration did not record counts as changed), and the chunks the
+    free stages searched (chunks.jsonl's sha256: the corpus's text and its chunking)."""
+    settings_then, settings_now = then.get("settings", {}), now["settings"]
+    changed = {k: [then.get(k), now[k]] for k in now if k != "settings" and then.get(k) != now[k]}
+    changed.update({k: [settings_then.get(k), settings_now.get(k)] for k in sorted(settings_then.keys() | settings_now)
+                    if settings_then.get(k) != settings_now.get(k)})
+    if chunks_then != chunks_now:
+        changed["chunks.jsonl (sha256)"] = [chunks_then, chunks_now]
+    return changed
+
+
+def kept_to_plan(prereg: dict, questions: dict[str, str], plan: dict, chunks_sha256: str) -> dict:
     """A finished run against its preregistration: questions edited, added or removed (by
-    content hash) and each part of the committed rule that changed ({key: [then, now]})."""
+    content hash) and each committed part that changed ({key: [then, now]}: `changed_parts`)."""
     then_q = prereg["questions"]
-    then, now = prereg["committed"], committed_rule(plan)
     out = {"preregistered": prereg["written"],
            "edited": sorted(q for q in then_q.keys() & questions.keys() if then_q[q] != questions[q]),
            "added": sorted(questions.keys() - then_q.keys()),
            "removed": sorted(then_q.keys() - questions.keys()),
-           "rule_changed": {k: [then.get(k), now[k]] for k in now if then.get(k) != now[k]}}
+           "rule_changed": changed_parts(prereg["committed"], committed_rule(plan), prereg.get("chunks_sha256"),
+                                         chunks_sha256)}
     out["kept"] = not (out["edited"] or out["added"] or out["removed"] or out["rule_changed"])
     return out

@@ -7,7 +7,7 @@ sign-test p values and no verdict. Without an LLM backend A1 is absent and the p
 """
 from __future__ import annotations
 
-from ..fileio import read_json, read_jsonl, write_json, write_text
+from ..fileio import read_json, read_jsonl, sha256_file, write_json, write_text
 from ..metrics import Measure
 from ..outcomes import condition_name, group_members, question_outcomes
 from ..paired import LLM_VARIANT, compare, power_summary, verdict
@@ -98,7 +98,7 @@ def run(input, output, params, **_) -> None:
                 *filter(None, [script_warning((c["text"] for c in chunks.values()), params.corpus_language),
                                cluster_key_warning([{"id": qid, **g} for qid, g in gold.items()], params.cluster_key)])]
     kept = kept_to_plan(read_json(input.preregistration), question_hashes(read_jsonl(input.questions)),
-                        read_json(input.plan))
+                        read_json(input.plan), sha256_file(input.chunks))
     write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
                              "kept_to_plan": kept, "warnings": warnings, "comparisons": primaries + secondaries})
     write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, warnings))

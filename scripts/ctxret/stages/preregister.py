@@ -86,6 +86,7 @@ def run(input, output, params, **_) -> None:
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "plan": plan, "committed": committed_rule(plan),
         "corpus": corpus_record(plan["corpus"], plan["corpus_files"], len(read_jsonl(input.docs)), len(chunks)),
+        "chunks_sha256": sha256_file(input.chunks),
         "question_files": [{"set": name, "questions": sum(r["kinds"].values()), **r} for name, r in sets.items()],
         "questions": question_hashes(read_jsonl(input.questions)),
         "secondary_family": family_size(plan, group_members(gold, plan["groups"])),
