@@ -462,7 +462,7 @@ def test_a_manifest_added_after_the_freeze_is_named_and_how_to_add_it(tmp_path):
 
 def test_the_settings_check_names_the_line_of_a_yaml_syntax_error(tmp_path):
     """Snakemake reads a --configfile before the workflow and says only that it is not YAML;
-    `python -m ctxret.settings FILE` names the line (README)."""
+    `python -m ctxret.settings FILE` names the line (docs/experiments.md)."""
     path = tmp_path / "my-experiment.yaml"
     path.write_text("corpus:\n  path: data\nquestions:\n  sets: {Q: [q.jsonl}\n", encoding="utf-8")
     import sys
@@ -510,7 +510,7 @@ def test_every_importer_names_the_line_of_an_undecodable_byte(tmp_path, fmt, sou
 ])
 def test_resume_names_a_configfile_that_snakemake_would_stop_on_with_a_traceback(tmp_path, args, named):
     """Snakemake 9 reads --configfile in its own CLI, before the workflow: a missing file is its
-    traceback (README). `python -m ctxret.resume` and `python -m ctxret.settings` are ours and
+    traceback (docs/experiments.md). `python -m ctxret.resume` and `python -m ctxret.settings` are ours and
     say it in one line."""
     import sys
     from ctxret.resume import configfile_problem

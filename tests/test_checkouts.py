@@ -1,4 +1,4 @@
-"""One venv, several checkouts (the README's SLURM advice shares one): every job of a run imports
+"""One venv, several checkouts (docs/slurm.md's advice shares one): every job of a run imports
 the package of the checkout being run, not the one the venv was installed from."""
 from __future__ import annotations
 

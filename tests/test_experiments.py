@@ -90,7 +90,7 @@ def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts
     assert chunks[run["c1"][0]] == "py-1"
 
 
-README_COMMANDS = [  # as the README writes them (each run here as a dry run, -n)
+README_COMMANDS = [  # as docs/experiments.md writes them (each run here as a dry run, -n)
     "snakemake --cores 4 --configfile=my-experiment.yaml",
     "snakemake estimate --cores 1 --configfile=my-experiment.yaml",
     "snakemake --cores 1 --configfile=my-experiment.yaml estimate",

@@ -1,5 +1,6 @@
-"""Every setting the README documents, given a wrong value (written from the README, not from
-the existing bad-input cases). Each case must stop with one line naming the config file, its line
+"""Every setting the documentation documents (the pages under docs/ the README links to), given a
+wrong value (written from those pages, not from the existing bad-input cases), and each found on
+its page. Each case must stop with one line naming the config file, its line
 and the key, with no traceback and nothing written. A setting checked beyond the schema (by the
 workflow while it is read), or by a kind of schema rule no other dry run shows (a rule that
 depends on the backend, a question set's own settings, an enum with an empty choice, a boolean),
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -18,7 +20,7 @@ from ctxret.errors import InputError
 from ctxret.settings import complete, read_config
 from test_bad_inputs import Experiment
 
-# (README setting, wrong value, the line's pattern after `error: <config>:<line>: `)
+# (documented setting, wrong value, the line's pattern after `error: <config>:<line>: `)
 DRY_RUNS = [
     ("chunking.fixed", {"size": 200, "overlap": 200},
      r"chunking.fixed.overlap: 200 is not below chunking.fixed.size \(200\): each chunk would repeat all of the "
@@ -92,3 +94,42 @@ def test_a_documented_setting_with_a_wrong_value_fails_the_schema_check_with_fil
     with pytest.raises(InputError) as e:
         complete(read_config(str(x.config_path)), (str(x.config_path),))
     assert re.fullmatch(rf"{re.escape(str(x.config_path))}:\d+: {message}.*", str(e.value)), str(e.value)
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+# Where each setting above is documented, and how the page writes it.
+DOCUMENTED = {
+    "chunking.fixed": ("experiments.md", "`fixed: {size: 200, overlap: 50}`"),
+    "chunking.recursive": ("experiments.md", "`recursive: {tokens: 512, overlap: 64, tokenizer: <model slot>}`"),
+    "questions.sets.H": ("experiments.md", "`sample: N` keeps a seeded sample"),
+    "report.language": ("statistics.md", "`report.language: ko | en`"),
+    "models.e5.precision": ("models.md", "**Precision** (`precision`"),
+    "offline": ("models.md", "`offline: true`"),
+    "score.measures": ("experiments.md", "`score.measures`"),
+    "chunking.chunker": ("experiments.md", "`chunking.chunker`"),
+    "chunking.compare": ("experiments.md", "`chunking.compare`"),
+    "chunking.semantic": ("experiments.md", "`semantic: {model: <model slot>, percentile: 90}`"),
+    "corpus.exclude_tags": ("experiments.md", "`corpus.exclude_tags`"),
+    "contexts.seconds_per_call": ("statistics.md", "`contexts.seconds_per_call`"),
+    "bm25.analyser": ("analysis.md", "`bm25.analyser`"),
+    "corpus.min_chars": ("experiments.md", "`corpus.min_chars`"),
+    "corpus.sample": ("experiments.md", "`corpus.sample: N`"),
+    "score.doc_k": ("experiments.md", "`score.doc_k`"),
+    "score.per_set": ("statistics.md", "`score.per_set`"),
+    "pairs.power": ("statistics.md", "`pairs.power`"),
+    "pairs.planning_diffs": ("statistics.md", "`pairs.planning_diffs`"),
+    "contexts.free": ("what-runs.md", "`contexts: {free: false}`"),
+    "contexts.expected_output_tokens": ("contexts.md", "`contexts.expected_output_tokens`"),
+    "embed.shard_texts": ("slurm.md", "`embed.shard_texts`"),
+    "search.recall_sample": ("search.md", "`search.recall_sample`"),
+    "models.e5.threads": ("models.md", "`batch_size`, `threads`"),
+    "rerank.enabled": ("search.md", "`rerank.enabled`"),
+    "chunking.max_chars": ("experiments.md", "`chunking.paragraph.max_chars`"),  # its new name
+}
+
+
+def test_every_setting_checked_here_is_written_on_its_documentation_page():
+    assert set(DOCUMENTED) == {key for key, _, _ in DRY_RUNS + SCHEMA_ONLY}
+    missing = [f"{key}: {term} not in docs/{page}" for key, (page, term) in DOCUMENTED.items()
+               if term not in (DOCS / page).read_text(encoding="utf-8")]
+    assert not missing, missing

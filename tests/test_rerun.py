@@ -161,7 +161,8 @@ def wait_for(proc: subprocess.Popen, condition, timeout_s: float = 300) -> None:
 
 
 def resume(config: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
-    """The README's resume command, as written: `python -m ctxret.resume <the run's arguments>`."""
+    """docs/store.md's resume command, as written: `.venv/bin/python -m ctxret.resume <the run's arguments>`
+    (this test's interpreter is the venv's)."""
     cmd, full_env, cwd = snakemake_call(config, *args, env=env)
     return subprocess.run([sys.executable, "-m", "ctxret.resume", *cmd[1:]], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=900)

@@ -68,7 +68,7 @@ WORDING = {
         "prereg_title": "Preregistration (written by the free stages, before any paid call)",
         "prereg_note": "Written {written} (UTC). The run's report compares itself with this file: a question "
                        "edited, added or removed since, or a changed rule, is named there as a departure. "
-                       "`make preregister` writes it again (README: Decide before paying).",
+                       "`make preregister` writes it again (docs/statistics.md: Decide before paying).",
         "prereg_committed": "What the run commits to",
         "prereg_power_setting": "Power analysis: the verdict's interval (normal approximation) and the exact "
                                 "two-sided sign test, alpha {alpha}, power {power:.0%}.",
@@ -181,7 +181,7 @@ WORDING = {
         "prereg_title": "사전 등록 (무료 단계가 유료 호출 전에 작성)",
         "prereg_note": "작성 시각 {written} (UTC). 실행 보고서는 이 파일과 비교된다: 이후 수정·추가·삭제된 "
                        "질문이나 바뀐 규칙은 보고서에 이탈로 적힌다. 다시 쓰려면 `make preregister` "
-                       "(README: Decide before paying).",
+                       "(docs/statistics.md: Decide before paying).",
         "prereg_committed": "이 실행이 약속하는 것",
         "prereg_power_setting": "검정력 분석: 판정 구간(정규 근사)과 정확한 양측 부호 검정, 유의수준 {alpha}, "
                                 "검정력 {power:.0%}.",

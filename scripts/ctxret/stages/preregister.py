@@ -5,7 +5,7 @@ corpus's and the questions' hashes, the A1 estimate and its duration, and, per p
 power its questions give at the discordance of the nearest free pair (preregistration.md/json).
 Its rule reads every input as ancient, so a later edit does not rewrite it: the run's report
 compares itself with it (ctxret.planning.kept_to_plan), and only `make preregister` (its two
-commands: README) writes it again.
+commands: docs/statistics.md) writes it again.
 """
 from __future__ import annotations
 
