@@ -580,3 +580,21 @@ def test_an_unreadable_or_undecodable_prompt_is_one_line(tmp_path):
         with pytest.raises(InputError) as e:
             read_prompt(path)
         assert str(e.value) == message
+
+
+def test_a_results_folder_holding_another_corpuss_run_stops_before_anything_mixes(tmp_path):
+    """A second experiment (or `snakemake --report` of the demo) aimed at the first one's results:
+    one line naming the folder and both corpora; the first experiment's files untouched."""
+    x = Experiment(tmp_path)
+    plan = tmp_path / "results" / "plan.json"
+    plan.parent.mkdir()
+    plan.write_text(json.dumps({"corpus": {"format": "files", "path": str(tmp_path / "their-docs")}}))
+    proc = x.run("-n")
+    errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
+    line = next(i for i, l in enumerate(x.config_path.read_text().splitlines(), 1) if l.startswith("results:"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert errors == [f"error: {x.config_path}:{line}: results: 'results' holds the results of another corpus (files "
+                      f"{tmp_path / 'their-docs'}, results/plan.json), not of manifests {x.articles}: a run or report "
+                      f"there would mix two experiments; give this experiment its own results folder (results: in "
+                      f"its config)"]
+    assert sorted(p.name for p in plan.parent.iterdir()) == ["plan.json"]
