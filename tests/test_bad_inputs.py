@@ -192,7 +192,7 @@ CASES = [
     Case("value out of range", lambda x: x.set("search.top_k", 0),
          r"{config}:\d+: search.top_k: 0 is less than the minimum of 1"),
     Case("unknown corpus format", lambda x: x.set("corpus.format", "sqad"),
-         r"{config}:\d+: corpus.format: 'sqad' is not one of \['manifests', 'squad', 'beir', 'chunked', 'table'\]"),
+         r"{config}:\d+: corpus.format: 'sqad' is not one of \['manifests', 'squad', 'beir', 'chunked', 'table', 'files'\]"),
     Case("corpus without a path", lambda x: x.delete("corpus.path"),
          r"{config}:\d+: corpus: 'path' is a required property"),
     Case("no questions", lambda x: x.delete("questions"),

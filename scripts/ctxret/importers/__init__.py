@@ -1,7 +1,7 @@
 """Importers: every corpus format into docs.jsonl records, every question-set format into
 question records; the workflow downstream reads only those (there is no second pipeline).
 
-Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table. Question-set formats
+Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table, files. Question-set formats
 (a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table. A new format
 is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enums are filled
 in from them). What every set shares happens in `read_set`: ids for a set without them
@@ -19,7 +19,7 @@ from typing import Callable
 from ..documents import select
 from ..errors import InputError
 from ..fileio import canonical_json
-from . import beir, chunked, chunkpairs, jsonl, manifests, squad, table
+from . import beir, chunked, chunkpairs, files, jsonl, manifests, squad, table
 from .rows import numbered
 
 # Each record format's own field names, what an empty corpus.columns entry stands for (table:
@@ -105,8 +105,14 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
 
 @dataclass(frozen=True)
 class CorpusFormat:
-    read: Callable[[dict], list[dict]]       # corpus settings -> documents, in source order
+    read: Callable[[dict], tuple[list[dict], list[str]]]  # corpus settings -> documents in source order,
+    #                                                        and log lines on the files it left out
     files: Callable[[Path], list[str]] = lambda path: [str(path)]  # what prep depends on
+
+
+def _every_record(read: Callable[[dict], list[dict]]) -> Callable[[dict], tuple[list[dict], list[str]]]:
+    """A format that reads every record or stops with an error: nothing left out to report."""
+    return lambda corpus: (read(corpus), [])
 
 
 @dataclass(frozen=True)
@@ -131,11 +137,13 @@ def _squad_questions(spec: dict, corpus: dict) -> tuple[list[dict], Counter]:
 
 
 CORPUS_FORMATS: dict[str, CorpusFormat] = {
-    "manifests": CorpusFormat(lambda c: manifests.read_corpus(c["path"]), _manifest_files),
-    "squad": CorpusFormat(lambda c: squad.documents(squad.load(c["path"]), c["path"])),
-    "beir": CorpusFormat(lambda c: beir.read_corpus(c["path"], fields(c)), lambda path: [str(path / "corpus.jsonl")]),
-    "chunked": CorpusFormat(lambda c: chunked.read_corpus(c["path"], fields(c))),
-    "table": CorpusFormat(lambda c: table.read_corpus(c["path"], fields(c))),
+    "manifests": CorpusFormat(_every_record(lambda c: manifests.read_corpus(c["path"])), _manifest_files),
+    "squad": CorpusFormat(_every_record(lambda c: squad.documents(squad.load(c["path"]), c["path"]))),
+    "beir": CorpusFormat(_every_record(lambda c: beir.read_corpus(c["path"], fields(c))),
+                         lambda path: [str(path / "corpus.jsonl")]),
+    "chunked": CorpusFormat(_every_record(lambda c: chunked.read_corpus(c["path"], fields(c)))),
+    "table": CorpusFormat(_every_record(lambda c: table.read_corpus(c["path"], fields(c)))),
+    "files": CorpusFormat(lambda c: files.read_corpus(c["path"]), files.input_files),
 }
 SET_FORMATS: dict[str, SetFormat] = {
     "jsonl": SetFormat(lambda spec, _: (jsonl.read_questions(spec["path"], spec["columns"]), Counter())),
@@ -149,9 +157,15 @@ SET_FORMATS: dict[str, SetFormat] = {
 }
 
 
+def import_corpus(corpus: dict) -> tuple[list[dict], list[str]]:
+    """Every document of the corpus (docs-all.jsonl), in source order, and the log lines on the
+    files the format left out (format files: each skipped file and why)."""
+    return CORPUS_FORMATS[corpus["format"]].read(corpus)
+
+
 def read_corpus(corpus: dict) -> list[dict]:
     """Every document of the corpus (docs-all.jsonl), in source order."""
-    return CORPUS_FORMATS[corpus["format"]].read(corpus)
+    return import_corpus(corpus)[0]
 
 
 def corpus_files(corpus: dict) -> list[str]:

@@ -3,7 +3,8 @@
 The kept documents are those without an excluded tag, at least `min_chars` long, and (sample)
 a seeded sample of them (ctxret.documents.select). For manifests with `corpus.slugs` set, the
 first run freezes the kept slugs in that file and later runs read only that list; a manifest
-that appears later is named (and left out) until its slug is added to the list.
+that appears later is named (and left out) until its slug is added to the list. The log names
+each file a format left out and why (format files: unreadable, binary, empty, no text layer, ...).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import statistics
 
 from ..documents import excluded
 from ..fileio import sha256_file, write_jsonl, write_text
-from ..importers import read_corpus
+from ..importers import import_corpus
 from ..language import script_warning
 from ..presentation.pages import log_warnings
 from ..selection import frozen_path, kept
@@ -24,7 +25,7 @@ def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> li
 
 def run(input, output, params, **_) -> None:
     corpus = dict(params.corpus)
-    docs = read_corpus(corpus)
+    docs, skipped = import_corpus(corpus)
     frozen = frozen_path(corpus)
     created = frozen is not None and not frozen.exists()
     keep = kept(docs, corpus)
@@ -38,6 +39,8 @@ def run(input, output, params, **_) -> None:
     lengths = [d["chars"] for d in keep]
     print(f"{corpus['format']} {corpus['path']}: documents {len(docs)}, excluded by tag "
           f"{list(corpus['exclude_tags'])} {n_excluded}, kept {len(keep)}")
+    for line in skipped:
+        print(line)
     untitled = sum(1 for d in keep if not d["title"])
     if untitled:
         print(f"documents without a title {untitled} of {len(keep)}: T1 has no title line for them "
