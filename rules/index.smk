@@ -15,6 +15,7 @@ rule index:
         variant="{variant}",
         models=lambda wc: P.models_for(wc.variant),
         bm25=config["bm25"],
+        analysis=BM25_RULE,  # a new analysis rule rebuilds the index
         search={k: config["search"][k] for k in ("exact", "hnsw")},  # not top_k: a cut reruns no index
         qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],

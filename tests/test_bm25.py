@@ -1,4 +1,5 @@
-"""BM25: identifiers stay whole, term ids are stable, the engine's sparse search equals bm25s, the
+"""BM25: a part of speech keeps its conjugated stems, identifiers stay whole, stored
+token lists follow the rule, term ids are stable, the engine's sparse search equals bm25s, the
 English analyser is bm25s's own."""
 import json
 import os
@@ -8,11 +9,14 @@ import sys
 import numpy as np
 import pytest
 
-from ctxret.bm25 import EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, make_tokenizer, query_vector
+from ctxret.bm25 import (EnglishTokenizer, KiwiTokenizer, SimpleTokenizer, build_index, identifier_spans,
+                         make_tokenizer, query_vector, tokenizer_from)
+from ctxret.errors import InputError
 from ctxret.stages.index import build_embedded, fill
 from ctxret.language import bm25_analyser
 from ctxret.qdrant import open_engine
 from ctxret.stages.search import bm25_scorer, top_k_all
+from ctxret.store import JsonPackStore, content_key, namespace_of
 
 POS = ["NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "SL", "SH", "SN", "MAG"]
 TEXTS = [
@@ -35,6 +39,46 @@ def test_identifiers_are_one_token_and_particles_still_go(tokenizer):
     for ident in ("max.poll.interval.ms", "idempotency-key", "order-1003", "err_connection_reset"):
         assert ident in tokens
     assert "를" not in tokens and "max" not in tokens
+
+
+def test_a_listed_part_of_speech_keeps_its_regular_and_irregular_stems(tokenizer):
+    """Kiwi tags 받 (받았다) VV-R and 짓 (지었다) VV-I: `VV` keeps both, as a Korean reader of the list
+    expects; a list naming VV-I keeps only the irregular stem."""
+    ((tokens, tags),) = tokenizer.analyse(["지원을 받았다. 집을 지었다. 새로 만들었다."])
+    assert {"받", "짓", "만들"} <= set(tokens)
+    assert {"VV-R", "VV-I", "VV"} <= set(tags)
+    assert KiwiTokenizer(["VV-I"], lowercase=True).many(["지원을 받았다. 집을 지었다. 새로 만들었다."]) == [["짓"]]
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("max_connections를 늘리고 kafka.consumer.group을 본다", ["max_connections", "kafka.consumer.group"]),
+    ("렌즈는 f/1.7이고 링크는 en:monika, 버전은 v1.2.3", ["f/1.7", "en:monika", "v1.2.3"]),
+    ("2007.3.16에 나온 16:9 화면의 2-1 경기, 3.11.2 버전", ["2007.3.16", "16:9", "2-1", "3.11.2"]),
+    ("max connections, a..b", []),
+])
+def test_an_identifier_is_letters_and_digits_joined_by_single_separators(text, whole, tokenizer):
+    """The README's identifier rule, numbers included: Kiwi would tag `2007.3.16` W_SERIAL, which
+    bm25.pos does not list, so a version or a date would leave the index."""
+    assert [text[a:b] for a, b in identifier_spans(text)] == whole
+    for tokens in (tokenizer.many([text])[0], SimpleTokenizer(lowercase=True).many([text])[0]):
+        assert set(whole) <= set(tokens)
+
+
+def test_an_index_built_under_another_rule_is_refused_at_search():
+    described = KiwiTokenizer(POS, lowercase=True).describe()
+    assert tokenizer_from(described).describe() == described
+    with pytest.raises(InputError, match="built under another analysis rule"):
+        tokenizer_from({k: v for k, v in described.items() if k != "rule"})
+
+
+def test_token_lists_stored_under_another_rule_are_analysed_again(tokenizer, tmp_path):
+    """The rule is part of the store's key: a list stored before it (description without it) is not read."""
+    text = "지원을 받았다"
+    before = {k: v for k, v in tokenizer.describe().items() if k != "rule"}
+    JsonPackStore(tmp_path, "tokens", namespace_of(before)).save({content_key(tokenizer=before, text=text): ["지원"]})
+    (tokens,), analysed, tags = tokenizer.cached_many([text], str(tmp_path))
+    assert (tokens, analysed, tags) == (["지원", "받"], 1, {"NNG": 1, "VV-R": 1})
+    assert tokenizer.cached_many([text], str(tmp_path)) == ([tokens], 0, tags)
 
 
 def test_lowercase_is_configurable():

@@ -38,6 +38,20 @@ def test_score_comes_from_real_retrieval(first_run):
     assert bm25["h01"][0] in gold["h01"]["gold_chunks"]
 
 
+def test_the_index_log_counts_the_tokens_kept_per_part_of_speech(first_run):
+    """Per tag family, with the conjugated stems inside it; the same counts in the index manifest."""
+    tmp, _, _ = first_run
+    manifest = json.loads((tmp / "results" / "index" / "v_T1.json").read_text())
+    families = manifest["kept_by_tag"]
+    assert {"NNG", "VV"} <= set(families) and "VV-R" not in families
+    assert all(tag == family or tag.startswith(f"{family}-") for family, tags in families.items() for tag in tags)
+    total = sum(sum(tags.values()) for tags in families.values())
+    vv = families["VV"]
+    line = next(l for l in (tmp / "results" / "logs" / "index-T1.log").read_text().splitlines()
+                if "BM25 tokens kept by part of speech" in l)
+    assert f"VV {sum(vv.values()):,}" in line and total > 0
+
+
 def test_pairs_and_manifest_written(first_run):
     tmp, _, _ = first_run
     pairs = json.loads((tmp / "results" / "pairs.json").read_text())["comparisons"]

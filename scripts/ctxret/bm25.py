@@ -1,10 +1,11 @@
 """BM25 with an analyser per language, as sparse vectors for Qdrant.
 
 Analysers (`bm25.analyser`, from corpus.language unless set):
-- `kiwi` (Korean): Kiwi morphemes, identifiers whole. Config keys, error codes and dotted/
-  hyphenated/underscored names (`max.poll.interval.ms`, `Idempotency-Key`, `ERR_CONNECTION_RESET`)
-  are one token each: Kiwi gets them as pretokenized spans, so the particles around them are
-  still analysed.
+- `kiwi` (Korean): Kiwi morphemes whose part of speech `bm25.pos` lists, identifiers whole. A
+  listed tag keeps its conjugated forms too (`VV` keeps Kiwi's `VV`, `VV-R` and `VV-I`); a listed
+  `VV-I` keeps only itself. Identifiers (`max.poll.interval.ms`, `Idempotency-Key`,
+  `ERR_CONNECTION_RESET`, `3.11.2`: IDENTIFIER) are one token each: Kiwi gets them as pretokenized
+  spans, so the particles around them are still analysed.
 - `english`: bm25s's own English analysis (lower case, words of two or more word characters,
   bm25s's English stopwords, the Snowball English stemmer of PyStemmer): the analysis behind
   the published bm25s figures.
@@ -20,10 +21,34 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .errors import InputError
 
+
+# An identifier: ASCII letters and digits in runs joined by single `.` `_` `-` `:` `/` (`os.path.join`,
+# `Idempotency-Key`, `f/1.7`, and numbers such as `2007.3.16` or `3.11.2`, which Kiwi would tag
+# W_SERIAL, a tag bm25.pos does not list).
 IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[._\-:/][A-Za-z0-9]+)+")
 SIMPLE_TOKEN = re.compile(IDENTIFIER.pattern + r"|\w+")
 ENGLISH_TOKEN = re.compile(r"(?u)\b\w\w+\b")   # bm25s.tokenize's token_pattern
+CONJUGATION = ("-R", "-I")   # Kiwi's marks of a regular / irregular verb or adjective stem (VV-R)
+# The analysis beyond its settings, part of every description: token lists stored and indexes
+# built under another rule are never reused.
+RULE = {"pos": "a tag, or the tag without its -R/-I mark", "identifiers": IDENTIFIER.pattern}
+
+
+def identifier_spans(text: str) -> list[tuple[int, int]]:
+    """Where the identifiers of `text` are."""
+    return [m.span() for m in IDENTIFIER.finditer(text)]
+
+
+def pretokenized_identifiers(text: str) -> list[tuple[int, int, str]]:
+    """Kiwi's pretokenized spans: each identifier one token, tagged SL."""
+    return [(a, b, "SL") for a, b in identifier_spans(text)]
+
+
+def tag_family(tag: str) -> str:
+    """A Kiwi tag without its conjugation mark: VV-R -> VV."""
+    return tag[:-2] if tag.endswith(CONJUGATION) else tag
 
 
 def make_tokenizer(settings: dict, threads: int = 1):
@@ -36,7 +61,11 @@ def make_tokenizer(settings: dict, threads: int = 1):
 
 
 def tokenizer_from(description: dict):
-    """The analyser an index was built with (its `describe()`), for its queries."""
+    """The analyser an index was built with (its `describe()`), for its queries; InputError for an
+    index built under another rule (its queries would not be analysed as its texts were)."""
+    if description.get("kind") != "english" and description.get("rule") != RULE:
+        raise InputError(f"the BM25 index was built under another analysis rule ({description.get('rule')}); "
+                         f"rebuild it: snakemake --forcerun index")
     if description.get("kind") == "identifiers":
         return SimpleTokenizer(description["lowercase"])
     if description.get("kind") == "english":
@@ -57,8 +86,8 @@ class EnglishTokenizer:
         words = [[w for w in ENGLISH_TOKEN.findall(t.lower()) if w not in self.stopwords] for t in texts]
         return [self.stemmer.stemWords(ws) for ws in words]
 
-    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
-        return self.many(texts), len(texts)
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int, Counter]:
+        return self.many(texts), len(texts), Counter()
 
     def describe(self) -> dict:
         from importlib.metadata import version
@@ -77,11 +106,11 @@ class SimpleTokenizer:
         out = [SIMPLE_TOKEN.findall(t) for t in texts]
         return [[w.lower() for w in words] for words in out] if self.lowercase else out
 
-    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
-        return self.many(texts), len(texts)
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int, Counter]:
+        return self.many(texts), len(texts), Counter()
 
     def describe(self) -> dict:
-        return {"kind": "identifiers", "lowercase": self.lowercase}
+        return {"kind": "identifiers", "lowercase": self.lowercase, "rule": RULE}
 
 
 class KiwiTokenizer:
@@ -100,20 +129,22 @@ class KiwiTokenizer:
             self._kiwi = Kiwi(num_workers=max(1, self.threads))
         return self._kiwi
 
-    @staticmethod
-    def identifier_spans(text: str) -> list[tuple[int, int, str]]:
-        return [(m.start(), m.end(), "SL") for m in IDENTIFIER.finditer(text)]
+    def _kept(self, tokens) -> tuple[list[str], dict[str, int]]:
+        """(the forms kept, how many of each tag were kept)."""
+        kept = [t for t in tokens if t.tag in self.pos or tag_family(t.tag) in self.pos]
+        forms = [t.form.lower() if self.lowercase else t.form for t in kept]
+        return forms, dict(Counter(t.tag for t in kept))
 
-    def _keep(self, tokens) -> list[str]:
-        forms = [t.form for t in tokens if t.tag in self.pos]
-        return [f.lower() for f in forms] if self.lowercase else forms
+    def analyse(self, texts: list[str]) -> list[tuple[list[str], dict[str, int]]]:
+        """Per text: (its tokens, how many of each tag were kept)."""
+        return [self._kept(t) for t in self.kiwi.tokenize(texts, pretokenized=pretokenized_identifiers)]
 
     def many(self, texts: list[str]) -> list[list[str]]:
-        return [self._keep(t) for t in self.kiwi.tokenize(texts, pretokenized=self.identifier_spans)]
+        return [tokens for tokens, _ in self.analyse(texts)]
 
-    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int]:
+    def cached_many(self, texts: list[str], store_root: str) -> tuple[list[list[str]], int, Counter]:
         """Token lists through the content-addressed store (Kiwi's analysis is a neural model,
-        the slowest part of indexing): (tokens per text, texts analysed now)."""
+        the slowest part of indexing): (tokens per text, texts analysed now, tokens kept per tag)."""
         from .store import JsonPackStore, content_key, namespace_of
         ident = self.describe()
         store = JsonPackStore(store_root, "tokens", namespace_of(ident))
@@ -121,16 +152,20 @@ class KiwiTokenizer:
         found = store.load(keys)
         missing = {k: t for k, t in zip(keys, texts) if k not in found}
         if missing:
-            fresh = dict(zip(missing, self.many(list(missing.values()))))
+            fresh = {k: {"tokens": tokens, "tags": tags}
+                     for k, (tokens, tags) in zip(missing, self.analyse(list(missing.values())))}
             store.save(fresh)
             found.update(fresh)
-        return [found[k] for k in keys], len(missing)
+        tags = Counter()
+        for k in keys:
+            tags.update(found[k]["tags"])
+        return [found[k]["tokens"] for k in keys], len(missing), tags
 
     def describe(self) -> dict:
         import kiwipiepy
         import kiwipiepy_model
         return {"kiwipiepy": kiwipiepy.__version__, "kiwipiepy_model": kiwipiepy_model.__version__,
-                "pos": sorted(self.pos), "lowercase": self.lowercase}
+                "pos": sorted(self.pos), "lowercase": self.lowercase, "rule": RULE}
 
 
 class TermIds(Sequence):

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from ..bm25 import bm25_weights, make_tokenizer, term_ids
+from ..bm25 import bm25_weights, make_tokenizer, tag_family, term_ids
 from ..errors import InputError
 from ..fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
                      write_text)
@@ -55,32 +56,52 @@ def fill(engine, rows: list[dict], dense: dict[str, np.ndarray], matrix, hnsw: H
 class VariantTokens:
     """The variant's texts as token lists, through the tokenizer's store a block at a time, read
     from the variant file anew each time it is iterated (`analysed`: the texts the first reading
-    analysed)."""
+    analysed; `tags`: the tokens it kept per Kiwi tag)."""
 
     def __init__(self, variant: str, tokenizer, store: str):
-        self.variant, self.tokenizer, self.store, self.analysed = variant, tokenizer, store, 0
+        self.variant, self.tokenizer, self.store, self.analysed, self.tags = variant, tokenizer, store, 0, None
 
     def __iter__(self):
-        analysed = 0
+        analysed, tags = 0, Counter()
         for block in jsonl_blocks(self.variant, TOKEN_BLOCK):
-            tokens, now = self.tokenizer.cached_many([r["text"] for r in block], self.store)
+            tokens, now, kept = self.tokenizer.cached_many([r["text"] for r in block], self.store)
             analysed += now
+            tags.update(kept)
             yield from tokens
-        self.analysed = self.analysed or analysed   # the first reading's (a second finds them stored)
+        if self.tags is None:   # the first reading's (a second finds them stored)
+            self.analysed, self.tags = analysed, tags
 
 
-def analysed_terms(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, dict, list]:
-    """(the analyser's description, texts it analysed now, vocab, each text's term ids)."""
+def analysed_terms(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, Counter, dict, list]:
+    """(the analyser's description, texts it analysed now, tokens kept per tag, vocab, each text's
+    term ids)."""
     tokenizer = make_tokenizer(settings, threads)
     tokens = VariantTokens(variant, tokenizer, store)
     vocab, ids = term_ids(tokens)
-    return tokenizer.describe(), tokens.analysed, vocab, ids
+    return tokenizer.describe(), tokens.analysed, tokens.tags, vocab, ids
 
 
-def bm25_of(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, dict, object]:
-    """(the analyser's description, texts it analysed now, vocab, CSR matrix of BM25 weights)."""
-    described, analysed, vocab, ids = analysed_terms(variant, settings, threads, store)
-    return described, analysed, vocab, bm25_weights(vocab, ids, float(settings["k1"]), float(settings["b"]))[1]
+def bm25_of(variant: str, settings: dict, threads: int, store: str) -> tuple[dict, int, Counter, dict, object]:
+    """(the analyser's description, texts it analysed now, tokens kept per tag, vocab, CSR matrix
+    of BM25 weights)."""
+    described, analysed, tags, vocab, ids = analysed_terms(variant, settings, threads, store)
+    return described, analysed, tags, vocab, bm25_weights(vocab, ids, float(settings["k1"]), float(settings["b"]))[1]
+
+
+def kept_by_family(tags: Counter) -> dict[str, dict[str, int]]:
+    """Tokens kept per tag family, each with its tags: {"VV": {"VV": 9, "VV-R": 3, "VV-I": 1}}."""
+    families: dict[str, dict[str, int]] = {}
+    for tag, n in sorted(tags.items()):
+        families.setdefault(tag_family(tag), {})[tag] = n
+    return dict(sorted(families.items(), key=lambda item: -sum(item[1].values())))
+
+
+def family_line(families: dict[str, dict[str, int]]) -> str:
+    """"NNG 1,204, VV 310 (VV 250, VV-R 41, VV-I 19), ...": the index log's count."""
+    def one(family, tags):
+        split = f" ({', '.join(f'{t} {n:,}' for t, n in tags.items())})" if len(tags) > 1 else ""
+        return f"{family} {sum(tags.values()):,}{split}"
+    return ", ".join(one(f, t) for f, t in families.items())
 
 
 def run(input, output, params, threads=1, **_) -> None:
@@ -92,7 +113,8 @@ def run(input, output, params, threads=1, **_) -> None:
     for m, v in dense.items():
         if v.shape[0] != len(rows):
             raise InputError(f"{input.variant}: {len(rows)} chunks but {v.shape[0]} {m} vectors")
-    described, analysed, vocab, matrix = bm25_of(input.variant, dict(params.bm25), threads, params.store)
+    described, analysed, tags, vocab, matrix = bm25_of(input.variant, dict(params.bm25), threads, params.store)
+    families = kept_by_family(tags)
     hnsw = hnsw_of(dict(params.search))
     inputs = {str(p): sha256_file(p) for p in [input.variant, *input.emb]}
     scoring = {k: v for k, v in dict(params.bm25).items() if k != "threads"}
@@ -116,11 +138,13 @@ def run(input, output, params, threads=1, **_) -> None:
         "collection": name, "points": points, "fingerprint": fingerprint,
         "dense": {m: {"size": int(v.shape[1]), "distance": distance_for(v)} for m, v in dense.items()},
         "sparse": {"bm25": {"vocabulary": len(vocab)}}, "hnsw": hnsw and vars(hnsw), "inputs": inputs,
-        "tokenizer": described, "server": bool(params.qdrant_url)})
+        "tokenizer": described, "kept_by_tag": families, "server": bool(params.qdrant_url)})
     print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)}, analyser "
           f"{params.bm25['analyser']}, {'HNSW ' + str(vars(hnsw)) if hnsw else 'exact (no HNSW graph)'} "
           f"(texts analysed now {analysed}, the rest from the store), "
           f"{'built' if built else 'kept (inputs unchanged)'}")
+    if families:
+        print(f"{name}: BM25 tokens kept by part of speech: {family_line(families)}")
 
 
 def write_sparse(path: str, matrix) -> None:
