@@ -537,8 +537,9 @@ def test_a_language_unlike_the_texts_script_is_a_warning_in_preps_log(tmp_path, 
     from conftest import corpus_settings
     from ctxret.stages import prep
     cases = [(corpus_settings(MINI / "articles", language="en", exclude_tags=["RAG"]), "en"),
-             (corpus_settings(FORMATS / "beir", format="beir"), "ko"),
-             (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None)]
+             (corpus_settings(FORMATS / "beir", format="beir", language="ko"), "ko"),
+             (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None),   # auto: the text decides
+             (corpus_settings(FORMATS / "beir", format="beir"), None)]
     for i, (corpus, language) in enumerate(cases):
         out = tmp_path / str(i)
         prep.run(input=SimpleNamespace(), params=SimpleNamespace(corpus=corpus),
