@@ -12,11 +12,11 @@ from ctxret import guards, preflight, runlock, written  # noqa: E402 (the packag
 from ctxret.bm25 import RULE as BM25_RULE  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
-from ctxret.plan import Problem, plan  # noqa: E402
+from ctxret.plan import Problem, check, plan  # noqa: E402
+from ctxret.presentation.pages import report_title  # noqa: E402
 from ctxret.questionset import fingerprint, load_question_sets, question_count  # noqa: E402
-from ctxret.selection import kept_sizes  # noqa: E402
-from ctxret.configlines import where  # noqa: E402
-from ctxret.settings import complete, merged, read_config  # noqa: E402
+from ctxret.selection import kept_corpus  # noqa: E402
+from ctxret.schema import complete, merged, read_config  # noqa: E402
 
 
 def fail(error):
@@ -36,10 +36,13 @@ CONFIG_FILES = tuple(map(str, workflow.overwrite_configfiles)) or ("config/confi
 try:
     if not workflow.overwrite_configfiles:
         config.update(merged(read_config(workflow_file(CONFIG_FILES[0])), dict(config)))
-    P = plan(complete(config, CONFIG_FILES), Path(workflow.basedir))
-    for key, message in guards.other_corpus_problems(P.results, P.config["corpus"]):
+    COMPLETED = complete(config, CONFIG_FILES)
+    check(COMPLETED, Path(workflow.basedir))  # every setting, before the corpus is read (and the store written)
+    for key, message in guards.other_corpus_problems(COMPLETED["results"], COMPLETED["corpus"]):
         raise Problem(key, message)
-    KEPT_SIZES = kept_sizes(P.config["corpus"], P.config["store"])
+    KEPT = kept_corpus(COMPLETED["corpus"], COMPLETED["store"])
+    P = plan(COMPLETED, Path(workflow.basedir), KEPT.letters)
+    KEPT_SIZES = KEPT.sizes
     KEPT_SLUGS, EMBED_SHARDS = list(KEPT_SIZES), P.embed_shards(KEPT_SIZES)
     QUESTION_SETS, CORPUS = P.config["questions"]["sets"], P.config["corpus"]
     QUESTION_FILES = [p for spec in QUESTION_SETS.values() for p in set_files(spec, CORPUS)]
@@ -53,13 +56,15 @@ try:
         load_question_sets({n: s for n, s in QUESTION_SETS.items() if s["format"] != "jsonl"}, CORPUS)
         preflight.check_before_paying(P, PROMPT, PRICES)
 except Problem as e:
-    path = [int(k) if k.isdigit() else k for k in e.key.split(".")]
-    fail(f"{where(CONFIG_FILES, path)}: {e.key}: {e.message}")
+    fail(e.located(CONFIG_FILES))
 except InputError as e:
     fail(e)
 config.clear()
 config.update(P.config)  # every empty default resolved, for every reader
 R, STORE, QUESTIONS = P.results, config["store"], f"{P.results}/questions.jsonl"
+# What the reports say of the corpus (pairs.json carries it to the summary page), and their title
+ABOUT_CORPUS = {"path": CORPUS["path"], "documents": len(KEPT_SLUGS), "language": P.language}
+TITLE = report_title(config["report"]["title"], ABOUT_CORPUS, config["report"]["language"])
 
 
 def embedding_params():

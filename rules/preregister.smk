@@ -38,6 +38,7 @@ rule plan:
             "language": config["report"]["language"],
             "seconds_per_call": config["contexts"]["seconds_per_call"],
             "corpus": CORPUS,
+            "corpus_language": P.language,
             "corpus_files": corpus_files(CORPUS),
             "settings": P.committed_settings(),
         },

@@ -21,5 +21,6 @@ rule score:
         main_group=config["score"]["main_group"],
         per_set=config["score"]["per_set"],
         language=config["report"]["language"],
+        title=TITLE,
     script:
         "../scripts/score.py"

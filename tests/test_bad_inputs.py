@@ -209,8 +209,12 @@ CASES = [
          r"{config}:\d+: pairs.alpha: 1.5 is greater than or equal to the maximum of 1"),
     Case("a k of 0", lambda x: x.set("score.ks", [5, 0]),
          r"{config}:\d+: score.ks.1: 0 is less than the minimum of 1"),
-    Case("model slot without backend", lambda x: x.delete("models.e5.backend"),
-         r"{config}:\d+: models.e5: 'backend' is a required property"),
+    Case("new model slot without backend", lambda x: x.set("models.m3", {"model": "BAAI/bge-m3"}),
+         r"{config}:\d+: models.m3: backend missing: a new model slot names its backend and model \(only a default "
+         r"slot, e5, takes what it leaves out from its default\)"),
+    Case("default slot naming another model without backend", lambda x: x.set("models.e5", {"model": "BAAI/bge-m3"}),
+         r"{config}:\d+: models.e5: backend missing: a slot naming a model other than the default e5 slot's "
+         r"\(intfloat/multilingual-e5-small\) names its backend too"),
     Case("model slot unknown key", lambda x: x.set("models.e5.modle", "x"),
          r"{config}:\d+: models.e5: Additional properties are not allowed \('modle' was unexpected\)"),
     Case("a model whose prefixes ctxret does not know", lambda x: x.set("models.e5", {
@@ -272,8 +276,9 @@ CASES = [
          r"{config}:\d+: pairs.primary.0: 'e5:T2' is not a condition of this run"),
     Case("primary group unknown", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:A1", "group": "H+P"}]),
          r"{config}:\d+: pairs.primary.0: group 'H\+P' is not among"),
-    Case("primary needing a dense model", lambda x: x.set("models", {}),
-         r"{config}: pairs.primary.0: \{{dense\}} needs a dense model"),
+    Case("declared primary needing a dense model", lambda x: x.set("models", {}) or x.set(
+        "pairs.primary", [{"a": "{dense}:T1", "b": "{dense}:X1"}]),
+         r"{config}:\d+: pairs.primary.0: \{{dense\}} needs a dense model"),
     Case("unknown fusion preset", lambda x: x.set("fusion.default", "rrf"),
          r"{config}:\d+: fusion.default: 'rrf' is not a preset \(reference, playbook, weighted\)"),
     Case("unknown extra preset", lambda x: x.set("fusion.extra", ["playbok"]),
@@ -532,8 +537,9 @@ def test_a_language_unlike_the_texts_script_is_a_warning_in_preps_log(tmp_path, 
     from conftest import corpus_settings
     from ctxret.stages import prep
     cases = [(corpus_settings(MINI / "articles", language="en", exclude_tags=["RAG"]), "en"),
-             (corpus_settings(FORMATS / "beir", format="beir"), "ko"),
-             (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None)]
+             (corpus_settings(FORMATS / "beir", format="beir", language="ko"), "ko"),
+             (corpus_settings(MINI / "articles", exclude_tags=["RAG"]), None),   # auto: the text decides
+             (corpus_settings(FORMATS / "beir", format="beir"), None)]
     for i, (corpus, language) in enumerate(cases):
         out = tmp_path / str(i)
         prep.run(input=SimpleNamespace(), params=SimpleNamespace(corpus=corpus),

@@ -90,6 +90,42 @@ def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts
     assert chunks[run["c1"][0]] == "py-1"
 
 
+def test_an_english_corpus_with_its_language_left_out_gets_an_english_run_and_report_and_a_bm25_only_verdict(
+        tmp_path):
+    """A new user's first run: English documents, no corpus.language, models: {} and no pairs line.
+    The language is found in the text when the workflow is read (its first lines say how), BM25
+    analyses English, the reports are English and named after the corpus, and the default
+    primary becomes BM25's T1 vs A1 (X1 standing in), so the run ends with a verdict."""
+    corpus = {"format": "beir", "path": str(FORMATS / "beir")}
+    config = write_config(tmp_path, {"corpus": corpus, "questions": {"sets": {"B": {"format": "beir"}}},
+                                     "models": {}, "pairs": {"resamples": 1000}})
+    proc = snakemake(config)
+    res = tmp_path / "results"
+    first = proc.stderr.splitlines()
+    assert any(line.startswith("corpus.language: en (auto, found in the kept documents' text: Latin script, taken as "
+                               "English; Hangul 0%") for line in first), proc.stderr[:3000]
+    plan = json.loads((res / "plan.json").read_text())
+    assert (plan["corpus_language"]["language"], plan["corpus_language"]["found"]) == ("en", "auto")
+    assert [(p["a"], p["b"]) for p in plan["primary"]] == [("bm25:T1", "bm25:X1")]
+    assert json.loads((res / "index" / "bm25-T1.json").read_text())["tokenizer"]["kind"] == "english"
+    documents = len(jsonl(res / "docs.jsonl"))
+    title = f"Contextual Retrieval on {documents} English documents ({FORMATS / 'beir'})"
+    pairs = json.loads((res / "pairs.json").read_text())
+    assert pairs["language"] == "en" and pairs["title"] == title
+    assert pairs["comparisons"][0]["verdict"] in ("holds", "undecided", "reversed")
+    assert (res / "score.md").read_text(encoding="utf-8").startswith(f"# {WORDING['en']['score_title']}: {title}\n")
+    md = (res / "pairs.md").read_text(encoding="utf-8")
+    assert md.startswith(f"# {WORDING['en']['pairs_title']}: {title}\n\nCorpus: {FORMATS / 'beir'}, {documents} "
+                         f"documents kept; language en (found in the text: Latin script, taken as English")
+    html = (res / "report" / "summary.html").read_text(encoding="utf-8")
+    assert f"<h1>{title}</h1>" in html and "Korean" not in html
+    named = write_config(tmp_path, {"corpus": corpus, "questions": {"sets": {"B": {"format": "beir"}}},
+                                    "models": {}, "pairs": {"resamples": 1000}, "report": {"title": "My docs"}})
+    snakemake(named)
+    assert "<h1>My docs</h1>" in (res / "report" / "summary.html").read_text(encoding="utf-8")
+    assert (res / "pairs.md").read_text(encoding="utf-8").startswith("# Paired comparisons: My docs\n")
+
+
 README_COMMANDS = [  # as docs/experiments.md writes them (each run here as a dry run, -n)
     "snakemake --cores 4 --configfile=my-experiment.yaml",
     "snakemake estimate --cores 1 --configfile=my-experiment.yaml",

@@ -49,7 +49,7 @@ def scored(tmp_path):
                   output=out, params=SimpleNamespace(conditions=[("bm25", "T1")], groups={"Q": ["Q"]}, main_group="Q",
                                                      cutoffs=configured({"ks": [2, 5], "mrr_k": 10, "doc_k": 2,
                                                                          "ndcg_k": 10, "r_k": 5}, 5),
-                                                     per_set=False, language="en"))
+                                                     per_set=False, language="en", title="T"))
         gold = json.loads((tmp_path / "gold.json").read_text())["questions"][question["id"]]
         summary = json.loads((tmp_path / "score.json").read_text())["results"][0]["summary"]
         return gold, summary, (tmp_path / "runs" / "qrels.txt").read_text().splitlines()

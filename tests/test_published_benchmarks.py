@@ -78,7 +78,7 @@ def workflow(tmp: Path, corpus: dict, sets: dict, chunker: str, ranked: dict[str
               params=SimpleNamespace(conditions=[("bm25", "T1")], groups={set_name: [set_name]}, main_group=set_name,
                                      cutoffs=configured({"ks": ks, "mrr_k": 10, "doc_k": 1, "ndcg_k": 10,
                                                          "r_k": None}, 20), per_set=False,
-                                     language="en"))
+                                     language="en", title="T"))
     summary = json.loads(Path(s_out.json).read_text())["results"][0]["summary"]
     return summary, trec, s_out.doc_runs[0]
 

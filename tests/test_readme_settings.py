@@ -133,3 +133,57 @@ def test_every_setting_checked_here_is_written_on_its_documentation_page():
     missing = [f"{key}: {term} not in docs/{page}" for key, (page, term) in DOCUMENTED.items()
                if term not in (DOCS / page).read_text(encoding="utf-8")]
     assert not missing, missing
+
+
+def _written(x: Experiment, **sections) -> str:
+    """The experiment's config with `sections` replaced, written; its path."""
+    x.config_path.write_text(yaml.safe_dump({**x.config, **sections}, allow_unicode=True), encoding="utf-8")
+    return str(x.config_path)
+
+
+def test_a_default_model_slot_given_one_key_takes_every_other_from_the_default_slot(experiment):
+    """models: {e5: {precision: bf16}} is the default e5 slot at bf16, nothing restated."""
+    path = _written(experiment, models={"e5": {"precision": "bf16"}})
+    ours = complete(read_config(path), (path,))["models"]
+    default = complete({k: v for k, v in read_config(path).items() if k != "models"})["models"]
+    assert list(ours) == ["e5"] and ours["e5"] == {**default["e5"], "precision": "bf16"}
+    path = _written(experiment, models={"e5": {"model": "BAAI/bge-m3", "backend": "flagembedding"}})
+    other = complete(read_config(path), (path,))["models"]["e5"]   # another model: none of the default's prefixes
+    assert (other["query_prefix"], other["passage_prefix"], other["variants"]) == (None, None, default["e5"]["variants"])
+    path = _written(experiment, models={})
+    assert complete(read_config(path), (path,))["models"] == {}     # BM25 only
+
+
+def test_a_new_model_slot_without_its_backend_is_one_line_naming_file_line_and_key(experiment):
+    path = _written(experiment, models={"e5": {"precision": "bf16"}, "m3": {"model": "BAAI/bge-m3"}})
+    with pytest.raises(InputError) as e:
+        complete(read_config(path), (path,))
+    assert re.fullmatch(rf"{re.escape(path)}:\d+: models.m3: backend missing: a new model slot names its backend "
+                        rf"and model .*", str(e.value)), str(e.value)
+
+
+def _settings_check(x: Experiment, path: str):
+    """`python -m ctxret.settings FILE` where the workflow runs (results and store are relative)."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "ctxret.settings", path], capture_output=True, text=True,
+                          timeout=120, cwd=x.tmp)
+
+
+def test_the_settings_check_and_the_workflow_agree_on_a_bm25_only_run(experiment):
+    """`python -m ctxret.settings` checks what the workflow checks while it is read: a BM25-only
+    config without a pairs line passes both; one declaring {dense} primaries fails both, same line."""
+    x, base = experiment, copy.deepcopy(experiment.config)
+    try:
+        x.config["models"] = {}
+        ok = _settings_check(x, _written(x))
+        assert (ok.returncode, ok.stdout) == (0, f"{x.config_path}: ok\n"), ok.stderr
+        x.config["pairs"] = {"primary": [{"a": "{dense}:T1", "b": "{dense}:X1"}]}
+        checked, run = _settings_check(x, _written(x)), x.run("-n")
+    finally:
+        x.config = base
+    line = f"error: {x.config_path}:"
+    (said,) = [l for l in checked.stdout.splitlines() + checked.stderr.splitlines() if l.startswith("error:")]
+    (stopped,) = [l for l in (run.stdout + run.stderr).splitlines() if l.startswith("error:")]
+    assert checked.returncode == run.returncode == 1
+    assert said == stopped and said.startswith(line) and "pairs.primary.0: {dense} needs a dense model" in said

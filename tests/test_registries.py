@@ -11,6 +11,7 @@ from ctxret.chunkers import CHUNKERS, Strategy
 from ctxret.errors import InputError
 from ctxret.fileio import read_jsonl, write_jsonl
 from ctxret.importers import CORPUS_FORMATS, SET_FORMATS
+from ctxret.language import letters_by_script
 from ctxret.models import EMBEDDING_BACKENDS
 from ctxret.plan import plan
 from ctxret.settings import load_schema
@@ -58,7 +59,7 @@ def sentence(monkeypatch):
 def test_a_chunker_added_by_one_registry_entry_is_configured_planned_and_run(sentence, tmp_path):
     config = settings(results=str(tmp_path / "results"), store=str(tmp_path / "store"), variants=["T1"],
                       chunking={"chunker": "sentence", "compare": ["paragraph"]})
-    p = plan(config, ROOT)
+    p = plan(config, ROOT, letters_by_script(d["body"] for d in DEMO))
     assert (p.chunker.name, p.chunker.settings) == ("sentence", {})
     assert [c.variant for c in p.chunkers] == ["T1", "T1.paragraph"]
     docs = tmp_path / "docs.jsonl"

@@ -80,7 +80,7 @@ def run_score(data: SimpleNamespace, per_set=True, language="en", score_section=
                              doc_runs=[str(runs / "doc" / f"{r}-{v}.trec") for r, v in data.conditions],
                              doc_qrels=str(runs / "doc" / "qrels.txt"))
     params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, cutoffs=configured(score_section, 20),
-                             main_group="HP", per_set=per_set, language=language)
+                             main_group="HP", per_set=per_set, language=language, title="T")
     score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs), output=output, params=params)
     return output
 
@@ -193,7 +193,7 @@ def test_a_run_naming_an_unknown_chunk_stops_at_its_line(tmp_path):
 def test_an_unknown_main_group_is_named(tmp_path):
     data = synthetic(tmp_path, {"e5:T1": {}})
     params = SimpleNamespace(conditions=data.conditions, groups=GROUPS, cutoffs=configured({**SCORE, "ks": [5]}, 10),
-                             main_group="XY", per_set=False, language="ko")
+                             main_group="XY", per_set=False, language="ko", title="T")
     with pytest.raises(InputError, match="config score.main_group: 'XY'"):
         score.run(input=SimpleNamespace(gold=data.gold, chunks=data.chunks, runs=data.runs),
                   output=SimpleNamespace(md="", json="", parquet="", qrels=""), params=params)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import guards, language, metrics
 from .chunkers import CHUNKERS
+from .configlines import where
 from .errors import InputError
 from .importers import set_problem
 from .llm import free_context
@@ -22,7 +23,7 @@ from .models import known_prefixes
 from .outcomes import condition_name
 from .paired import resolve_primary
 from .planning import planning_side
-from .settings import schema_default
+from .schema import merged, schema_default
 
 FREE_VARIANT, PAID_VARIANT = "X1", "A1"  # contexts from the document's structure; from an LLM
 SLOT_ONLY = ("variants", "threads", "flush_every")  # a slot's settings its vectors do not depend on
@@ -42,6 +43,11 @@ class Problem(InputError):
     def __init__(self, key: str, message: str):
         super().__init__(f"{key}: {message}")
         self.key, self.message = key, message
+
+    def located(self, sources: tuple[str, ...]) -> str:
+        """The problem as one line naming the config file and line that set the key."""
+        path = [int(k) if k.isdigit() else k for k in self.key.split(".")]
+        return f"{where(sources, path)}: {self.key}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class Plan:
     compared_conditions: list[Condition]
     primary: list[dict]
     fallback_used: bool
+    language: dict                    # the corpus language and how it was found (language.found_language)
     notes: list[str] = field(default_factory=list)  # what the run should be told (stderr)
 
     # ---- names ---------------------------------------------------------------------------
@@ -270,11 +277,22 @@ def shards_of(sizes: dict[str, int], chars_per_text: int, shard_texts: int) -> l
 
 # ---- building the plan ---------------------------------------------------------------------
 
-def plan(config: dict, checkout: Path) -> Plan:
-    """The plan of a completed config (settings.complete); Problem for a setting that names
-    nothing of this run. `checkout`: the workflow's folder (results must stay out of it)."""
+def check(config: dict, checkout: Path) -> None:
+    """Every Problem `plan` finds, before the corpus is read (its language changes none of them)."""
+    stated = config["corpus"]["language"]
+    plan(merged(config, {"corpus": {"language": "und"}}) if stated == language.AUTO else config, checkout)
+
+
+def plan(config: dict, checkout: Path, letters: dict[str, int] | None = None) -> Plan:
+    """The plan of a completed config (schema.complete); Problem for a setting that names
+    nothing of this run. `checkout`: the workflow's folder (results must stay out of it).
+    `letters`: the kept documents' letters by script (selection.kept_corpus), from which
+    corpus.language auto is found; a stated language is kept."""
     config = copy.deepcopy(config)
+    found = _corpus_language(config["corpus"], letters)
     notes = _resolve_defaults(config)
+    if found["found"] == language.AUTO:
+        notes.insert(0, language.described(found))
     models = {name: _resolved_prefixes(name, slot) for name, slot in config["models"].items()}
     config["models"] = models
     _check_references(config, checkout)
@@ -292,7 +310,7 @@ def plan(config: dict, checkout: Path) -> Plan:
     for m in models:
         for preset, suffix in [(config["fusion"]["default"], ""), *((p, f".{p}") for p in config["fusion"]["extra"])]:
             hybrids[f"h{m}{suffix}"] = Retriever(f"h{m}{suffix}", "hybrid", m, preset)
-    p = Plan(config, chunker, compared, variants, contexts, models, dense, hybrids, 0, [], [], [], False, notes)
+    p = Plan(config, chunker, compared, variants, contexts, models, dense, hybrids, 0, [], [], [], False, found, notes)
     p.search_depth = max([p.top_k, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
                          + [p.fusion_depth(h.preset) for h in hybrids.values()])
     p.conditions = [Condition(r, v) for v in variants for r in p.retrievers_for(v.name)]
@@ -300,6 +318,17 @@ def plan(config: dict, checkout: Path) -> Plan:
     _check_models_of_chunkers(p)
     p.primary, p.fallback_used = _primary(p)
     return p
+
+
+def _corpus_language(corpus: dict, letters: dict[str, int] | None) -> dict:
+    """corpus.language resolved (auto: found from `letters`), and how."""
+    if corpus["language"] != language.AUTO:
+        return language.stated_language(corpus["language"], letters)
+    if letters is None:
+        raise ValueError("corpus.language auto: plan() needs the kept documents' letters (selection.kept_corpus)")
+    found = language.found_language(letters)
+    corpus["language"] = found["language"]
+    return found
 
 
 def _resolve_defaults(config: dict) -> list[str]:
@@ -393,6 +422,16 @@ def _check_references(config: dict, checkout: Path) -> None:
         raise Problem(key, message)
 
 
+def bm25_primaries(specs: list[dict]) -> list[dict]:
+    """The primaries with each dense retriever ({dense}, h{dense}) replaced by BM25, once each."""
+    out = []
+    for spec in specs:
+        bm25 = {**spec, **{s: re.sub(r"^h?\{dense\}:", "bm25:", spec[s]) for s in "ab"}}
+        if bm25 not in out:
+            out.append(bm25)
+    return out
+
+
 def _check_models_of_chunkers(p: Plan) -> None:
     for c in p.chunkers:
         if c.model is not None and c.model not in p.models:
@@ -408,11 +447,15 @@ def _primary(p: Plan) -> tuple[list[dict], bool]:
     if config["rerank"]["enabled"] and unknown:
         raise Problem("rerank.of", f"{unknown} are not runs ({', '.join(sorted(bases))})")
     specs, fallback = config["pairs"]["primary"], config["pairs"]["fallback_variant"]
+    defaults = specs == schema_default("pairs", "primary")
+    if defaults and not p.dense:
+        specs = bm25_primaries(specs)
+        p.notes.append(f"pairs.primary: no dense model (models is empty), so the default primary comparisons are "
+                       f"BM25's: {', '.join(s['a'] + ' vs ' + s['b'] for s in specs)}")
     for i, spec in enumerate(specs):
         if not p.dense and "{dense}" in spec["a"] + spec["b"]:
             raise Problem(f"pairs.primary.{i}", "{dense} needs a dense model, and models is empty; "
-                                                "declare primaries such as {a: 'bm25:T0', b: 'bm25:T1'}")
-    defaults = specs == schema_default("pairs", "primary")
+                                                "declare primaries such as {a: 'bm25:T1', b: 'bm25:A1'}")
     main, names = config["score"]["main_group"], p.condition_names
     primary, used = resolve_primary([{**s, "group": s["group"] or main} for s in specs], names, p.dense, fallback,
                                     list(config["questions"]["groups"]),

@@ -1,16 +1,18 @@
 """Which documents a run keeps: those without an excluded tag, at least `min_chars` long, and
 (sample) a seeded sample of them; or, for manifests with `corpus.slugs` set and that file
-written, the frozen list's, in its order. `kept_sizes` answers it while the workflow is read.
+written, the frozen list's, in its order. `kept_corpus` answers it while the workflow is read.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from .documents import check_slug, select
 from .errors import InputError
 from .fileio import read_text
 from .importers import corpus_files, read_corpus
+from .language import letters_by_script
 from .store import JsonStore, content_key
 
 
@@ -49,24 +51,34 @@ def kept(docs: list[dict], corpus: dict) -> list[dict]:
     return out
 
 
-def kept_sizes(corpus: dict, store: str) -> dict[str, int]:
-    """What prep keeps (slug -> characters), for the workflow when it is parsed: it reads (and so
-    checks) the corpus once, then remembers the answer in the store under the corpus files'
-    names, sizes and times, so that every job (which parses the workflow again), rerun and dry
-    run of an unchanged corpus of thousands of files skips the reading."""
+@dataclass(frozen=True)
+class Kept:
+    sizes: dict[str, int]    # the kept documents: slug -> characters, in corpus order
+    letters: dict[str, int]  # their bodies' letters by script (language.letters_by_script)
+
+
+def kept_corpus(corpus: dict, store: str) -> Kept:
+    """What prep keeps, for the workflow when it is parsed: the documents' sizes (the embedding
+    shards) and their letters by script (corpus.language auto). It reads (and so checks) the
+    corpus once, then remembers the answer in the store under the corpus files' names, sizes and
+    times, so that every job (which parses the workflow again), rerun and dry run of an unchanged
+    corpus of thousands of files skips the reading. The language is not part of the key: it
+    changes which documents are kept in no way."""
     frozen = frozen_path(corpus)
     files = [*corpus_files(corpus), *([str(frozen)] if frozen else [])]
     stats = [[f, st.st_size, st.st_mtime_ns] for f in files if (st := _stat(f))]
-    cache, key = JsonStore(store, "corpus-sizes"), content_key(corpus=corpus, files=stats)
+    selection = {k: v for k, v in corpus.items() if k != "language"}
+    cache, key = JsonStore(store, "corpus-kept"), content_key(corpus=selection, files=stats)
     found = cache.get(key)
     if found is not None:
-        return dict(found)
-    sizes = {d["slug"]: d["chars"] for d in kept(read_corpus(corpus), corpus)}
+        return Kept(dict(found["sizes"]), found["letters"])
+    docs = kept(read_corpus(corpus), corpus)
+    answer = Kept({d["slug"]: d["chars"] for d in docs}, letters_by_script(d["body"] for d in docs))
     try:
-        cache.put(key, list(sizes.items()))
+        cache.put(key, {"sizes": list(answer.sizes.items()), "letters": answer.letters})
     except OSError:
         pass  # only a cache: the next parse reads the corpus again
-    return sizes
+    return answer
 
 
 def _stat(path: str) -> os.stat_result | None:

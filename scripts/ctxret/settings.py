@@ -1,141 +1,29 @@
-"""The configuration: config/schema.yaml is the one home of every default.
-
-`complete(config)` validates a configuration against the schema and fills in every default; a
-question set given as a bare path is a JSONL set. A problem is one InputError naming the key.
-"""
+"""`python -m ctxret.settings FILE...`: config files checked as the workflow checks them when it
+is read, without reading the corpus. The configuration itself (schema, completion, defaults) is
+ctxret.schema; its names are importable from here too, as they always were."""
 from __future__ import annotations
 
-import copy
-from pathlib import Path
-
-import yaml
-
-from .configlines import where
 from .errors import InputError
-from .fileio import read_text
-
-SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
-MOVED = {("chunking", "max_chars"): "chunking.paragraph.max_chars"}  # a setting's old place: its new one
-
-
-def registries() -> dict[str, list[str]]:
-    """Each plug-in family's registered names, by the schema's `x-registry` label."""
-    from .chunkers import CHUNKERS
-    from .importers import CORPUS_FORMATS, SET_FORMATS
-    from .llm import BACKENDS
-    from .models import EMBEDDING_BACKENDS
-    return {"chunkers": list(CHUNKERS), "chunkers or empty": ["", *CHUNKERS],
-            "corpus formats": list(CORPUS_FORMATS), "question-set formats": list(SET_FORMATS),
-            "embedding backends": list(EMBEDDING_BACKENDS),
-            "paid llm backends or empty": ["", *(name for name, spec in BACKENDS.items() if spec.paid)]}
-
-
-def _fill_enums(node, names: dict[str, list[str]]) -> None:
-    """Every `x-registry: <family>` of the schema becomes `enum: <the family's names>`."""
-    if isinstance(node, dict):
-        if "x-registry" in node:
-            node["enum"] = names[node["x-registry"]]
-        for value in node.values():
-            _fill_enums(value, names)
-    elif isinstance(node, list):
-        for value in node:
-            _fill_enums(value, names)
-
-
-def load_schema() -> dict:
-    with open(SCHEMA, encoding="utf-8") as f:
-        schema = yaml.safe_load(f)
-    _fill_enums(schema, registries())
-    return schema
-
-
-def read_config(path: str) -> dict:
-    """A YAML config file as a dict; InputError naming file and line for a syntax error."""
-    text = read_text(path)   # missing, unreadable, a directory, not UTF-8: one line
-    try:
-        config = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
-        raise InputError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
-    if not isinstance(config, dict):
-        raise InputError(f"{path}: a config file is a mapping of keys at the top level")
-    return config
-
-
-def _defaulting_validator(schema: dict):
-    from jsonschema import Draft202012Validator, validators
-
-    check_properties = Draft202012Validator.VALIDATORS["properties"]
-
-    def properties(validator, props, instance, subschema):
-        if isinstance(instance, dict):
-            for name, sub in props.items():
-                if "default" in sub and name not in instance:
-                    instance[name] = copy.deepcopy(sub["default"])
-        yield from check_properties(validator, props, instance, subschema)
-
-    return validators.extend(Draft202012Validator, {"properties": properties})(schema)
-
-
-def key_path(path) -> str:
-    return ".".join(str(p) for p in path) or "(top level)"
-
-
-def unexpected(error) -> list[str]:
-    """For an unknown key, the key itself (so that its own line is named)."""
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = error.schema.get("properties", {})
-        return [next(k for k in error.instance if k not in known)]
-    return []
-
-
-def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
-    """A copy of `config` (read from the YAML files `sources`) with every default filled in;
-    InputError naming the file, line and key of the first problem found."""
-    config = copy.deepcopy(config)
-    sets = (config.get("questions") or {}).get("sets")
-    if isinstance(sets, dict):
-        for name, value in sets.items():
-            if isinstance(value, str):
-                sets[name] = {"format": "jsonl", "path": value}
-    for (section, key), now in MOVED.items():
-        if isinstance(config.get(section), dict) and key in config[section]:
-            raise InputError(f"{where(sources, [section, key])}: {section}.{key}: moved to {now}")
-    from jsonschema.exceptions import best_match
-    error = best_match(_defaulting_validator(load_schema()).iter_errors(config))
-    if error is not None:
-        path = list(error.absolute_path)
-        raise InputError(f"{where(sources, path + unexpected(error))}: {key_path(path)}: {error.message}")
-    return config
-
-
-def schema_default(section: str, key: str):
-    """What `section.key` is when a config leaves it out, items completed like a user's."""
-    placeholder = {"corpus": {"path": "-"}, "questions": {"sets": {"Q": "-"}}}
-    return complete(placeholder)[section][key]
-
-
-def merged(base: dict, later: dict) -> dict:
-    """`later` over `base`, key by key at every depth (as Snakemake merges config files)."""
-    out = dict(base)
-    for key, value in later.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
+from .plan import Problem, check
+from .schema import SCHEMA, complete, load_schema, merged, read_config, schema_default  # noqa: F401
 
 
 def check_files(files: list[str]) -> None:
-    """Read config files (later ones win, key by key) and check them against the schema."""
+    """Read config files (later ones win, key by key) and check them as the workflow does: against
+    the schema, then every setting against the others (ctxret.plan.check; the corpus is not read)."""
     config: dict = {}
     for path in files:
         config = merged(config, read_config(path))
-    complete(config, tuple(files))
+    try:
+        check(complete(config, tuple(files)), SCHEMA.parents[1])
+    except Problem as e:
+        raise InputError(e.located(tuple(files))) from None
     print(f"{', '.join(files)}: ok")
 
 
 def main() -> None:
-    """`python -m ctxret.settings FILE...`: each config file read and checked against the schema,
-    a problem named by file and line (Snakemake itself reports a YAML syntax error without it)."""
+    """Each config file read and checked, a problem named by file and line (Snakemake itself
+    reports a YAML syntax error without it)."""
     import sys
     from .stage import run_logged
     run_logged(lambda: check_files(sys.argv[1:]), None)

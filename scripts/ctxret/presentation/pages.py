@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..fileio import canonical_json
 from ..metrics import MEASURES, Measure
 from .tables import markdown_table
-from .wording import wording
+from .wording import LANGUAGE_NAMES, wording
 
 
 def _count(c: dict) -> str:
@@ -56,9 +56,30 @@ def detail_rows(results: list[dict], measures: list[Measure], t: dict) -> tuple[
     return head, rows
 
 
-def score_markdown(results: list[dict], groups: list[str], main: str, measures: list[Measure], t: dict) -> str:
+def report_title(title: str, about: dict, report_language: str) -> str:
+    """report.title, or (empty) one naming the kept documents, their language and the corpus
+    (`about`: {path, documents, language: the language record of the plan})."""
+    if title:
+        return title
+    t, n = wording(report_language), about["documents"]
+    name = LANGUAGE_NAMES[report_language].get(about["language"]["language"])
+    documents = t["documents"].format(n=n, language=f"{name} " if name else "", s="" if n == 1 else "s")
+    return t["report_title"].format(documents=documents, corpus=about["path"])
+
+
+def corpus_line(about: dict, t: dict) -> str:
+    """The corpus, its kept documents and its language, and how the language was known."""
+    found = about["language"]
+    how = (t["language_found"].format(reason=found["reason"], hangul=found["hangul_share"],
+                                      latin=found["latin_share"])
+           if found["found"] == "auto" else t["language_stated"])
+    return t["corpus_line"].format(corpus=about["path"], n=about["documents"], language=found["language"], how=how)
+
+
+def score_markdown(results: list[dict], groups: list[str], main: str, measures: list[Measure], t: dict,
+                   title: str) -> str:
     """score.md: one line per condition, then every group in detail."""
-    return (f"# {t['score_title']}\n\n{t['score_note']}\n\n"
+    return (f"# {t['score_title']}: {title}\n\n{t['score_note']}\n\n"
             f"{markdown_table(*headline_rows(results, groups, main, measures, t))}\n\n"
             f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, measures, t))}\n")
 
@@ -141,11 +162,11 @@ def primary_list(r: dict, t: dict) -> list[str]:
 
 
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
-                   t: dict, warnings: list[dict] = ()) -> str:
-    """pairs.md: the warnings, whether the run kept to its preregistration, the rule and the
-    question files first, then the numbers."""
+                   t: dict, about: dict, title: str, warnings: list[dict] = ()) -> str:
+    """pairs.md: the corpus, the warnings, whether the run kept to its preregistration, the rule
+    and the question files first, then the numbers."""
     r = rule_texts(rule, len(secondaries), t)
-    lines = [f"# {t['pairs_title']}", ""]
+    lines = [f"# {t['pairs_title']}: {title}", "", corpus_line(about, t), ""]
     if warnings:
         lines += [f"## {t['warnings_title']}", "", *(f"- {x}" for x in warning_lines(warnings, t)), ""]
     lines += [f"## {t['kept_title']}", "", *(f"- {x}" for x in kept_lines(kept, t)),

@@ -63,7 +63,11 @@ WORDING = {
         "none_promoted": "None of these comparisons is promoted to a conclusion; they show where to look.",
         "diff": "difference", "interval_short": "95 % interval", "holm": "Holm p",
         "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
-        "plots_title": "Failure rates", "report_title": "Contextual Retrieval on Korean documents",
+        "plots_title": "Failure rates", "report_title": "Contextual Retrieval on {documents} ({corpus})",
+        "documents": "{n} {language}document{s}",
+        "corpus_line": "Corpus: {corpus}, {n} documents kept; language {language} ({how})",
+        "language_found": "found in the text: {reason}; Hangul {hangul:.0%}, Latin {latin:.0%} of the letters",
+        "language_stated": "stated in corpus.language",
         "verdicts_title": "Verdicts of the primary comparisons",
         "prereg_title": "Preregistration (written by the free stages, before any paid call)",
         "prereg_note": "Written {written} (UTC). The run's report compares itself with this file: a question "
@@ -176,7 +180,11 @@ WORDING = {
         "none_promoted": "이 비교들은 어느 것도 결론으로 승격하지 않는다; 어디를 볼지 알려 줄 뿐이다.",
         "diff": "차이", "interval_short": "95 % 구간", "holm": "Holm p",
         "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
-        "plots_title": "실패율", "report_title": "한국어 문서에서의 Contextual Retrieval",
+        "plots_title": "실패율", "report_title": "{documents}에서의 Contextual Retrieval ({corpus})",
+        "documents": "{language}문서 {n}건",
+        "corpus_line": "말뭉치: {corpus}, 남긴 문서 {n}건; 언어 {language} ({how})",
+        "language_found": "본문에서 찾음: 한글 {hangul:.0%}, 라틴 문자 {latin:.0%}",
+        "language_stated": "corpus.language에 지정",
         "verdicts_title": "주 비교의 판정",
         "prereg_title": "사전 등록 (무료 단계가 유료 호출 전에 작성)",
         "prereg_note": "작성 시각 {written} (UTC). 실행 보고서는 이 파일과 비교된다: 이후 수정·추가·삭제된 "
@@ -231,6 +239,11 @@ WORDING = {
                             "고치거나 질문에 `cluster`를 준다",
     },
 }
+
+
+# A corpus language's name in each report language (the titles'); another language goes unnamed
+LANGUAGE_NAMES = {"en": {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian"},
+                  "ko": {"ko": "한국어", "en": "영어", "ja": "일본어", "zh": "중국어", "ru": "러시아어"}}
 
 
 def wording(language: str) -> dict[str, str]:

@@ -64,6 +64,11 @@ def comparison(outcomes: Outcomes, a: str, b: str, qids: list[str], group: str, 
     return c
 
 
+def stated_language_warning(chunks: dict[str, dict], found: dict) -> dict | None:
+    """The chunks' text against a stated corpus.language (a language found from the text agrees with it)."""
+    return script_warning((c["text"] for c in chunks.values()), found["language"]) if found["found"] == "stated" else None
+
+
 def run(input, output, params, **_) -> None:
     t = wording(params.language)
     gold = read_json(input.gold)["questions"]
@@ -95,13 +100,15 @@ def run(input, output, params, **_) -> None:
             "verdicts": {v: t[v] for v in ("holds", "undecided", "reversed")}}
     files = question_files(read_json(input.sets))
     warnings = [*(w for f in files for w in f.get("warnings", [])),
-                *filter(None, [script_warning((c["text"] for c in chunks.values()), params.corpus_language),
+                *filter(None, [stated_language_warning(chunks, params.corpus["language"]),
                                cluster_key_warning([{"id": qid, **g} for qid, g in gold.items()], params.cluster_key)])]
     kept = kept_to_plan(read_json(input.preregistration), question_hashes(read_jsonl(input.questions)),
                         read_json(input.plan), sha256_file(input.chunks))
-    write_json(output.json, {"language": params.language, "rule": rule, "question_files": files,
+    write_json(output.json, {"language": params.language, "title": params.title, "corpus": dict(params.corpus),
+                             "rule": rule, "question_files": files,
                              "kept_to_plan": kept, "warnings": warnings, "comparisons": primaries + secondaries})
-    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, warnings))
+    write_text(output.md, pairs_markdown(rule, files, primaries, secondaries, kept, t, params.corpus, params.title,
+                                         warnings))
     log_warnings(warnings)
     if not primaries:
         print("no primary comparison (pairs.primary is empty, or names no condition this run has): no verdict")

@@ -104,5 +104,5 @@ def run(input, output, params, **_) -> None:
     write_parquet(output.parquet, rows)
     write_json(output.json, {**cutoffs, "doc_runs": "max", "main_group": main,
                              "headline_groups": headline, "groups": groups, "results": results})
-    write_text(output.md, score_markdown(results, headline, main, measures, t))
+    write_text(output.md, score_markdown(results, headline, main, measures, t, params.title))
     print(markdown_table(*headline_rows(results, headline, main, measures, t)))

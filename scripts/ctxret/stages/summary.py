@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..fileio import read_json, write_text
 from ..metrics import reported
-from ..presentation.pages import (detail_rows, file_rows, flip_rows, headline_rows, kept_lines, primary_texts,
-                           primary_title, rule_texts, secondary_rows, warning_lines)
+from ..presentation.pages import (corpus_line, detail_rows, file_rows, flip_rows, headline_rows, kept_lines,
+                                  primary_texts, primary_title, rule_texts, secondary_rows, warning_lines)
 from ..presentation.tables import html_table
 from ..presentation.wording import wording
 
@@ -62,7 +62,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
     r = rule_texts(pairs["rule"], len(secondaries), t)
-    h = [f"<h1>{escape(t['report_title'])}</h1>"]
+    h = [f"<h1>{escape(pairs['title'])}</h1>", f"<p>{escape(corpus_line(pairs['corpus'], t))}</p>"]
     if pairs["warnings"]:
         h += [f"<h2>{escape(t['warnings_title'])}</h2>",
               "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in warning_lines(pairs["warnings"], t)) + "</ul>"]
@@ -96,7 +96,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
           f"<h2>{escape(t['score_detail'])}</h2>",
           html_table(*detail_rows(score["results"], reported(score), t))]
     return (f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
-            f"<title>{escape(t['report_title'])}</title><style>{STYLE}</style></head><body>\n"
+            f"<title>{escape(pairs['title'])}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(h) + "\n</body></html>\n")
 
 
