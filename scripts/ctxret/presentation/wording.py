@@ -107,7 +107,7 @@ WORDING = {
         "plan_needs_over": "a difference of {diff} needs more than {max_n:,} questions",
         "kept_title": "Kept to the plan",
         "kept_yes": "The run kept to its preregistration of {written}: the same questions (by content hash), "
-                    "the same primary comparisons and verdict rule.",
+                    "the same primary comparisons and verdict rule, the same settings and the same chunks.",
         "kept_no": "The run departs from its preregistration of {written}; its verdicts are not those of "
                    "the preregistered run:",
         "kept_edited": "{n} questions edited since: {ids}",
@@ -222,7 +222,7 @@ WORDING = {
         "plan_needs": "{diff}의 차이에는 {n}문항이 필요하다",
         "plan_needs_over": "{diff}의 차이에는 {max_n:,}문항보다 많이 필요하다",
         "kept_title": "계획 준수",
-        "kept_yes": "이 실행은 {written}의 사전 등록을 지켰다: 질문(내용 해시), 주 비교, 판정 규칙이 같다.",
+        "kept_yes": "이 실행은 {written}의 사전 등록을 지켰다: 질문(내용 해시), 주 비교, 판정 규칙, 설정, 청크가 같다.",
         "kept_no": "이 실행은 {written}의 사전 등록에서 벗어났다; 아래 판정은 사전 등록된 실행의 판정이 아니다:",
         "kept_edited": "이후 수정된 질문 {n}개: {ids}",
         "kept_added": "이후 추가된 질문 {n}개: {ids}",
