@@ -16,7 +16,8 @@ FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"
 # The files that take longest, longest first: `make test` hands whole files to its workers in
 # collection order, so these start first and no long file is left to run alone at the end.
 LONGEST_FIRST = ("test_bad_inputs.py", "test_slurm.py", "test_rerun.py", "test_workflow.py", "test_experiments.py",
-                 "test_report.py", "test_sharing.py", "test_chunkers.py", "test_search_depth.py")
+                 "test_report.py", "test_sharing.py", "test_readme_quickstart.py", "test_chunkers.py",
+                 "test_search_depth.py")
 
 
 def pytest_collection_modifyitems(items):
