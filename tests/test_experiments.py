@@ -11,6 +11,7 @@ import yaml
 from ir_measures import nDCG
 
 from conftest import FAKE_CLAUDE
+from ctxret.bm25 import RULE
 from ctxret.presentation.wording import WORDING
 from test_importers import FORMATS, QUESTION_COLUMNS, TABLE_COLUMNS
 from workflow import MINI, ROOT, SNAKEMAKE, snakemake
@@ -82,7 +83,7 @@ def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts
     assert x1.startswith("This part belongs to the section “os.path” of “Paths in Python”.")
     assert "Hangul share not checked (corpus.language en)" in (res / "logs" / "ctx-ctxlen-X1.log").read_text()
     index = json.loads((res / "index" / "bm25-T1.json").read_text())
-    assert index["tokenizer"] == {"kind": "identifiers", "lowercase": True}
+    assert index["tokenizer"] == {"kind": "identifiers", "lowercase": True, "rule": RULE}
     assert "analyser identifiers, " in (res / "logs" / "index-T1.log").read_text()
     assert "os.path.join" in index["vocab"] and "path.read_text" in index["vocab"]
     chunks = {c["chunk_id"]: c["unit"] for c in jsonl(res / "chunks.jsonl")}
