@@ -40,6 +40,17 @@ WORDING = {
                       "unchanged). sha256 and modified (UTC): each source file as the questions stage read it.",
         "set": "set", "gold": "gold", "file": "file", "content_sha256": "content sha256",
         "modified": "modified (mtime)",
+        "continuous_title": "Continuous measures: paired randomization test (own Holm family; no conclusions)",
+        "continuous_rule": "{measures} per question, for each distinct A, B and group above (k plays no part): "
+                           "the mean difference B - A (above 0: B ranks the gold higher) with its 95 % "
+                           "cluster-bootstrap interval ({resamples:,} resamples, seed {seed}, the clusters of the "
+                           "failure comparisons), and the two-sided paired randomization test (each question's "
+                           "difference keeps its size and takes either sign): exact over every sign vector when "
+                           "at most {exact_max} questions differ, otherwise {permutations:,} random ones (seed "
+                           "{seed}, marked *; p within 0.0005 at one standard error). These {n} tests are one "
+                           "Holm family of their own, apart from the secondary family; none is a verdict.",
+        "measure": "measure", "mean_of": "mean {side}", "nonzero": "questions differing", "role": "role",
+        "role_primary": "primary", "role_secondary": "secondary",
         "primary": "Primary comparison {i}",
         "questions_n": "{n} questions", "fail_rate_at": "failure rate@{k}",
         "failures": "failures: {a} {fa}/{n}, {b} {fb}/{n}; difference (B - A) {diff:+.3f}",
@@ -157,6 +168,16 @@ WORDING = {
                       "sha256과 수정 시각(UTC)은 questions 단계가 읽을 때의 각 원본 파일이다.",
         "set": "세트", "gold": "정답", "file": "파일", "content_sha256": "content sha256",
         "modified": "수정 시각 (mtime)",
+        "continuous_title": "연속 측도: 짝 무작위화 검정 (별도 Holm 가족; 결론 아님)",
+        "continuous_rule": "질문별 {measures}를 위의 서로 다른 A, B, 그룹마다 비교한다(k와는 무관): 평균 차이 "
+                           "B - A(0보다 크면 B가 정답을 더 위에 둔다)와 그 95 % 클러스터 부트스트랩 구간(재표본 "
+                           "{resamples:,}회, seed {seed}, 실패율 비교와 같은 클러스터), 그리고 양측 짝 무작위화 "
+                           "검정(각 질문의 차이는 크기를 유지하고 부호만 바뀐다): 값이 다른 질문이 {exact_max}개 "
+                           "이하이면 모든 부호 조합으로 정확히, 아니면 무작위 조합 {permutations:,}개로(seed "
+                           "{seed}, * 표시; 표준오차 0.0005 이내). 이 {n}개 검정은 이차 비교와 별도의 Holm "
+                           "가족이며 어느 것도 판정이 아니다.",
+        "measure": "측도", "mean_of": "{side} 평균", "nonzero": "값이 다른 질문", "role": "구분",
+        "role_primary": "주", "role_secondary": "이차",
         "primary": "주 비교 {i}",
         "questions_n": "{n}문항", "fail_rate_at": "실패율@{k}",
         "failures": "실패: {a} {fa}/{n}, {b} {fb}/{n}; 차이 (B - A) {diff:+.3f}",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..fileio import read_json, write_text
 from ..metrics import reported
-from ..presentation.pages import (corpus_line, detail_rows, file_rows, flip_rows, headline_rows, kept_lines,
+from ..presentation.pages import (continuous_note, continuous_rows, corpus_line, detail_rows, file_rows, flip_rows, headline_rows, kept_lines,
                                   primary_texts, primary_title, rule_texts, secondary_rows, warning_lines)
 from ..presentation.tables import html_table
 from ..presentation.wording import wording
@@ -90,6 +90,10 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     if secondaries:
         h += [f"<h2>{escape(t['secondary_title'])}</h2>", f"<p>{escape(t['none_promoted'])}</p>",
               html_table(*secondary_rows(secondaries, t))]
+    continuous = pairs.get("continuous")
+    if continuous and continuous["tests"]:
+        h += [f"<h2>{escape(t['continuous_title'])}</h2>", f"<p>{escape(continuous_note(continuous, t))}</p>",
+              html_table(*continuous_rows(continuous["tests"], t))]
     h += [f"<h2>{escape(t['ledger_title'])}</h2>", html_table(*ledger_rows(ledgers)) if ledgers else "<p>-</p>",
           f"<h2>{escape(t['tokens_title'])}</h2>",
           html_table(*token_rows(tokens)),
