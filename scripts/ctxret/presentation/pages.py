@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..fileio import canonical_json
 from ..metrics import MEASURES, Measure, parse
-from .tables import markdown_table
+from .tables import Shortened, markdown_table
 from .wording import LANGUAGE_NAMES, wording
 
 
@@ -102,7 +102,8 @@ def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
 def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
     kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
     return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
-            [[f["set"], kinds(f), x["path"], f["content_sha256"], x["sha256"] or "-", x["mtime"] or "-"]
+            [[f["set"], kinds(f), x["path"], Shortened(f["content_sha256"]), Shortened(x["sha256"] or "-"),
+              x["mtime"] or "-"]
              for f in files for x in f["files"]])
 
 
