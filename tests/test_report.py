@@ -247,28 +247,39 @@ def test_in_a_browser_nothing_overflows_filters_change_the_list_and_a_question_o
     assert all((res / "report" / f).read_bytes().startswith(b"\x89PNG") for f in ("summary.png", "explorer.png"))
 
 
-@needs_chromium
-def test_ten_thousand_questions_load_in_seconds(tmp_path):
+def synthetic_explorer(tmp_path, n: int, comparisons: list[dict]) -> Path:
+    """An explorer page of n questions over 2n chunks, three conditions (one BM25)."""
     from ctxret.presentation.explorer import explorer_html
     from ctxret.stages.explorer import explorer_data
     chunks = {f"{i:05d}": {"name": f"doc{i // 10}#{i % 10}", "title": f"문서 {i // 10}", "section": "",
-                           "text": f"청크 {i} " * 60} for i in range(20_000)}
+                           "text": f"청크 {i} " * 60} for i in range(2 * n)}
     ids = list(chunks)
-    gold = {f"q{i}": {"set": "K", "question": f"질문 {i}?", "gold_chunks": [ids[(7 * i) % 20_000]]}
-            for i in range(10_000)}
-    runs = {f"{r}:{v}": {q: [ids[(7 * i + s * j + 3 * n) % 20_000] for j in range(20)]
-                         for i, q in enumerate(gold)}
-            for n, (r, v, s) in enumerate([("bm25", "T1", 1), ("e5", "T1", 3), ("e5", "X1", 5)])}
-    pairs = {"comparisons": [{"a": "e5:T1", "b": "e5:X1", "group": "K", "k": 5}]}
-    data = explorer_data(gold, chunks, runs, pairs, {"K": list(gold)}, {"bm25": "bm25", "e5": "dense"}, {})
+    gold = {f"q{i}": {"set": "K", "question": f"질문 {i}?", "gold_chunks": [ids[(7 * i) % (2 * n)]]} for i in range(n)}
+    runs = {f"{r}:{v}": {q: [ids[(7 * i + s * j + 3 * m) % (2 * n)] for j in range(20)] for i, q in enumerate(gold)}
+            for m, (r, v, s) in enumerate([("bm25", "T1", 1), ("e5", "T1", 3), ("e5", "X1", 5)])}
+    data = explorer_data(gold, chunks, runs, {"comparisons": comparisons}, {"K": list(gold)},
+                         {"bm25": "bm25", "e5": "dense"}, {})
     page = tmp_path / "explorer.html"
-    page.write_text(explorer_html(data, WORDING["en"], "10,000 questions", "en"), encoding="utf-8")
+    page.write_text(explorer_html(data, WORDING["en"], f"{n} questions", "en"), encoding="utf-8")
+    return page
+
+
+@needs_chromium
+def test_ten_thousand_questions_load_in_seconds(tmp_path):
+    page = synthetic_explorer(tmp_path, 10_000, [{"a": "e5:T1", "b": "e5:X1", "group": "K", "k": 5}])
     started = time.monotonic()
     seen = look(page, tmp_path, budget_ms=60_000)
     print(f"{page.stat().st_size:,} bytes; loaded in {seen['loaded_ms']:.0f} ms of page time, "
           f"{time.monotonic() - started:.1f} s with the browser's start")
     assert seen["shown"][""] == "10000 of 10000 questions" and len(seen["ids"][""]) == 50
     assert seen["loaded_ms"] < 5000 and seen["overflow"] == []
+
+
+@needs_chromium
+def test_without_comparisons_a_question_opens_to_the_top_5_of_every_condition(tmp_path):
+    seen = look(synthetic_explorer(tmp_path, 30, []), tmp_path)
+    assert seen["shown"]["flipped"] == "0 of 30 questions" and seen["shown"][""] == "30 of 30 questions"
+    assert all(f"top 5 of {c}" in seen["opened"] for c in ("bm25:T1", "e5:T1", "e5:X1"))
 
 
 def test_a_run_cut_with_its_time_kept_is_moved_aside_and_written_again(reported, tmp_path):

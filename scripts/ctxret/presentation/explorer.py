@@ -30,8 +30,7 @@ function keep(q) {
   const p = pairOf(), f = $('filter').value, g = $('group').value, s = $('search').value.trim().toLowerCase();
   if (g && !q.groups.includes(g)) return false;
   if (s && !(q.id.toLowerCase().includes(s) || q.q.toLowerCase().includes(s))) return false;
-  const a = q.ranks[p.a], b = q.ranks[p.b];
-  if (f === 'flipped') return hit(a) !== hit(b);
+  if (f === 'flipped') return p !== undefined && hit(q.ranks[p.a]) !== hit(q.ranks[p.b]);
   if (f === 'failed') return q.ranks.every(r => !hit(r));
   if (f === 'bm25') return q.ranks.some((r, i) => D.bm25[i] && hit(r)) && q.ranks.every((r, i) => D.bm25[i] || !hit(r));
   return true;
@@ -51,7 +50,7 @@ function detail(q) {
       h += `<h4>${esc(T.context)} ${esc(v)}</h4><div class="text">${esc(text)}</div>`;
   }
   h += '<div class="top">';
-  for (const side of [p.a, p.b]) {
+  for (const side of p ? [p.a, p.b] : D.conditions.map((c, i) => i)) {
     const r = q.ranks[side];
     h += `<div><h4>${esc(T.top)} ${esc(D.conditions[side])} (${esc(T.rank)} ${r === null ? '-' : r})</h4><ol>`
       + q.top[side].map(id => chunkHtml(id, q.gold)).join('') + '</ol></div>';
@@ -76,7 +75,8 @@ function draw() {
 function filter() { rows = []; D.questions.forEach((q, i) => { if (keep(q)) rows.push(i); }); page = 0; draw(); }
 function openQuestion(i) { open = open === i ? null : i; draw(); }
 $('rows').addEventListener('click', e => { const tr = e.target.closest('tr.q'); if (tr) openQuestion(+tr.dataset.i); });
-$('pair').addEventListener('change', () => { $('group').value = pairOf().group; filter(); });
+const byPair = () => { if (pairOf()) $('group').value = pairOf().group; };
+$('pair').addEventListener('change', () => { byPair(); filter(); });
 for (const id of ['k', 'filter', 'group']) $(id).addEventListener('change', filter);
 $('search').addEventListener('input', filter);
 $('prev').addEventListener('click', () => { page--; draw(); });
@@ -85,7 +85,7 @@ const wanted = new URLSearchParams(location.hash.slice(1));
 const named = D.pairs.findIndex(p => D.conditions[p.a] === wanted.get('a') && D.conditions[p.b] === wanted.get('b')
   && p.group === wanted.get('group'));
 if (named >= 0) $('pair').value = named;
-$('group').value = pairOf().group;
+byPair();
 if (wanted.has('k')) $('k').value = wanted.get('k');
 if (wanted.has('filter')) $('filter').value = wanted.get('filter');
 filter();
