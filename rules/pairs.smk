@@ -24,6 +24,7 @@ rule pairs:
         power=config["pairs"]["power"],
         groups=config["questions"]["groups"],
         ks=config["score"]["ks"],
+        continuous=[f"RR@{config['score']['mrr_k']}", f"nDCG@{config['score']['ndcg_k']}"],
         cluster_key=config["questions"]["cluster_key"],
         corpus=ABOUT_CORPUS,
         title=TITLE,

@@ -6,11 +6,17 @@ import re
 import shutil
 import subprocess
 import sys
+import time
+import warnings
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlencode
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from browser import CHROMIUM, look, screenshot
 from conftest import question_sets
 from ctxret.fileio import sha256_file
 from ctxret.questionset import content_sha256, load_question_sets
@@ -132,6 +138,148 @@ def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
         assert "zzz" in lines[0] and "78%" in lines[1]
         assert page.index(f"<h2>{t['warnings_title']}</h2>") < page.index(t["kept_title"])
         assert all(f"<li>{escape(line)}</li>" in page for line in lines)
+
+
+def test_the_plots_labels_follow_the_report_language(reported, tmp_path, capsys):
+    """Korean labels on a Korean page, drawn with a font that has Hangul (no missing glyphs)."""
+    from ctxret.stages import plots
+    res = reported / "results"
+    kinds = {"e5": "dense", "bm25": "bm25", "he5": "hybrid"}
+    drawn = {}
+    for language in ("ko", "en"):
+        out = SimpleNamespace(failure=str(tmp_path / f"failure-{language}.png"), pairs=str(tmp_path / f"pairs-{language}.png"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            plots.run(input=SimpleNamespace(score=str(res / "score.json"), pairs=str(res / "pairs.json")), output=out,
+                      params=SimpleNamespace(kinds=kinds, language=language))
+        assert not [w for w in caught if "missing from font" in str(w.message)]
+        drawn[language] = [Path(p).read_bytes() for p in (out.failure, out.pairs)]
+    assert "stay in English" not in capsys.readouterr().out
+    assert all(ko != en for ko, en in zip(drawn["ko"], drawn["en"]))
+
+
+def bundled_page(reported, name: str) -> str:
+    files = embedded((reported / "report.html").read_text(encoding="utf-8"))
+    return files[name][1].decode("utf-8")
+
+
+def test_the_question_files_table_shows_hashes_short_and_whole_on_hover(reported):
+    page = bundled_page(reported, "summary.html")
+    records = json.loads((reported / "results" / "question-sets.json").read_text())
+    for record in records.values():
+        for sha in (record["content_sha256"], record["files"][0]["sha256"]):
+            assert f'<td title="{sha}"><code>{sha[:12]}…</code></td>' in page and f">{sha}<" not in page
+    md = (reported / "results" / "pairs.md").read_text(encoding="utf-8")
+    assert all(f"| {r['content_sha256']} |" in md for r in records.values())      # whole in Markdown
+
+
+def explorer_data_of(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', html, re.S)[1])
+
+
+def runs_of(res) -> dict[str, dict[str, list[str]]]:
+    return {f.stem.replace("-", ":", 1): {r["qid"]: r["ids"] for r in map(json.loads, f.read_text().splitlines())}
+            for f in (res / "runs").glob("*.jsonl")}
+
+
+def test_the_explorer_holds_every_question_and_the_summary_links_each_flip_to_it(reported):
+    res = reported / "results"
+    html = bundled_page(reported, "explorer.html")
+    assert html == (res / "report" / "explorer.html").read_text(encoding="utf-8")
+    assert not re.search(r"(src|href)=\"https?:", html)                            # nothing fetched
+    data = explorer_data_of(html)
+    gold = json.loads((res / "gold.json").read_text())["questions"]
+    chunks = {c["chunk_id"]: c for c in map(json.loads, (res / "chunks.jsonl").read_text().splitlines())}
+    runs = runs_of(res)
+    assert sorted(data["conditions"]) == sorted(runs)
+    assert [q["id"] for q in data["questions"]] == [q for q, g in gold.items() if g["gold_chunks"]]
+    for q in data["questions"]:
+        golds = gold[q["id"]]["gold_chunks"]
+        assert [data["chunks"][i]["name"] for i in q["gold"]] == [chunks[c]["name"] for c in golds]
+        for c, rank, top in zip(data["conditions"], q["ranks"], q["top"]):
+            ids = runs[c][q["id"]]
+            assert rank == next((i + 1 for i, cid in enumerate(ids) if cid in golds), None)
+            assert [data["chunks"][i]["name"] for i in top] == [chunks[cid]["name"] for cid in ids[:5]]
+    contexts = [i for i, c in enumerate(data["chunks"]) if "X1" in c["contexts"]]
+    assert len(contexts) == len(data["chunks"])                                     # X1 for every chunk shown
+    summary = bundled_page(reported, "summary.html")
+    assert '<a href="explorer.html">' in summary
+    first = next(c for c in json.loads((res / "pairs.json").read_text())["comparisons"] if c["role"] == "primary")
+    for f in first["flipped"]:
+        where = urlencode({"a": first["a"], "b": first["b"], "group": first["group"], "k": first["k"],
+                           "filter": "flipped"})
+        assert f'<td><a href="explorer.html#{where}&amp;q={f["qid"]}">{f["qid"]}</a></td>' in summary
+
+
+needs_chromium = pytest.mark.skipif(not CHROMIUM, reason="no chromium (Debian: apt-get install chromium)")
+
+
+@needs_chromium
+def test_in_a_browser_nothing_overflows_filters_change_the_list_and_a_question_opens(reported, tmp_path):
+    """Both pages at 1,280 px in headless Chromium; screenshots of the summary and of the explorer
+    with a flipped question open go to results/report/ (the README's)."""
+    res = reported / "results"
+    summary = look(res / "report" / "summary.html", tmp_path)
+    assert summary["viewport"] == 1280 and summary["overflow"] == []
+    seen = look(res / "report" / "explorer.html", tmp_path)
+    assert seen["overflow"] == [] and seen["overflow_open"] == []
+    data = explorer_data_of((res / "report" / "explorer.html").read_text(encoding="utf-8"))
+    first = next(c for c in json.loads((res / "pairs.json").read_text())["comparisons"] if c["role"] == "primary")
+    k, runs = first["k"], runs_of(res)
+    gold = json.loads((res / "gold.json").read_text())["questions"]
+    found = {c: {q for q, ids in run.items() if set(ids[:k]) & set(gold[q]["gold_chunks"])} for c, run in runs.items()}
+    scorable = [q["id"] for q in data["questions"] if first["group"] in q["groups"]]   # the comparison's group
+    bm25 = [c for c in runs if c.startswith("bm25:")]
+    expected = {"": scorable[:50], "flipped": [f["qid"] for f in first["flipped"]],
+                "failed": [q for q in scorable if not any(q in f for f in found.values())],
+                "bm25": [q for q in scorable if any(q in found[c] for c in bm25)
+                         and not any(q in found[c] for c in runs if c not in bm25)]}
+    assert any(seen["ids"][name] != seen["ids"][""] for name in ("flipped", "failed", "bm25"))  # the list changes
+    for name, ids in expected.items():
+        assert seen["ids"][name] == ids, name
+    q = gold[scorable[0]]
+    assert q["question"] in seen["opened"] and "★" in seen["opened"]
+    shown = first["flipped"][0]["qid"] if first["flipped"] else scorable[0]   # a flipped question, if any
+    where = urlencode({"a": first["a"], "b": first["b"], "group": first["group"], "k": k,
+                       "filter": "flipped" if first["flipped"] else "", "q": shown})
+    screenshot((res / "report" / "summary.html").resolve().as_uri(), res / "report" / "summary.png")
+    screenshot(f"{(res / 'report' / 'explorer.html').resolve().as_uri()}#{where}", res / "report" / "explorer.png")
+    assert all((res / "report" / f).read_bytes().startswith(b"\x89PNG") for f in ("summary.png", "explorer.png"))
+
+
+def synthetic_explorer(tmp_path, n: int, comparisons: list[dict]) -> Path:
+    """An explorer page of n questions over 2n chunks, three conditions (one BM25)."""
+    from ctxret.presentation.explorer import explorer_html
+    from ctxret.stages.explorer import explorer_data
+    chunks = {f"{i:05d}": {"name": f"doc{i // 10}#{i % 10}", "title": f"문서 {i // 10}", "section": "",
+                           "text": f"청크 {i} " * 60} for i in range(2 * n)}
+    ids = list(chunks)
+    gold = {f"q{i}": {"set": "K", "question": f"질문 {i}?", "gold_chunks": [ids[(7 * i) % (2 * n)]]} for i in range(n)}
+    runs = {f"{r}:{v}": {q: [ids[(7 * i + s * j + 3 * m) % (2 * n)] for j in range(20)] for i, q in enumerate(gold)}
+            for m, (r, v, s) in enumerate([("bm25", "T1", 1), ("e5", "T1", 3), ("e5", "X1", 5)])}
+    data = explorer_data(gold, chunks, runs, {"comparisons": comparisons}, {"K": list(gold)},
+                         {"bm25": "bm25", "e5": "dense"}, {})
+    page = tmp_path / "explorer.html"
+    page.write_text(explorer_html(data, WORDING["en"], f"{n} questions", "en"), encoding="utf-8")
+    return page
+
+
+@needs_chromium
+def test_ten_thousand_questions_load_in_seconds(tmp_path):
+    page = synthetic_explorer(tmp_path, 10_000, [{"a": "e5:T1", "b": "e5:X1", "group": "K", "k": 5}])
+    started = time.monotonic()
+    seen = look(page, tmp_path, budget_ms=60_000)
+    print(f"{page.stat().st_size:,} bytes; loaded in {seen['loaded_ms']:.0f} ms of page time, "
+          f"{time.monotonic() - started:.1f} s with the browser's start")
+    assert seen["shown"][""] == "10000 of 10000 questions" and len(seen["ids"][""]) == 50
+    assert seen["loaded_ms"] < 5000 and seen["overflow"] == []
+
+
+@needs_chromium
+def test_without_comparisons_a_question_opens_to_the_top_5_of_every_condition(tmp_path):
+    seen = look(synthetic_explorer(tmp_path, 30, []), tmp_path)
+    assert seen["shown"]["flipped"] == "0 of 30 questions" and seen["shown"][""] == "30 of 30 questions"
+    assert all(f"top 5 of {c}" in seen["opened"] for c in ("bm25:T1", "e5:T1", "e5:X1"))
 
 
 def test_a_run_cut_with_its_time_kept_is_moved_aside_and_written_again(reported, tmp_path):

@@ -95,7 +95,7 @@ def test_editing_one_question_reruns_only_what_depends_on_questions(base, questi
     proc, before, after, calls = question_edited
     ran = jobs_run(proc)
     assert set(ran) == {"questions", "qcheck", "embed_questions", "search_bm25", "search_dense", "fuse",
-                        "cut_runs", "ctx_ctxlen", "score", "pairs", "plots", "summary", "manifest"}, ran
+                        "cut_runs", "ctx_ctxlen", "score", "pairs", "plots", "summary", "explorer", "manifest"}, ran
     assert not {"prep", "chunks", "contexts", "variant", "embed_shard", "embed_chunks", "index", "tokens"} & set(ran)
     corpus_side = [p for p in before if CORPUS_SIDE.search(p)]
     assert any(p.startswith("qdrant/") for p in corpus_side) and any(p.startswith("ctx/A1/") for p in corpus_side)

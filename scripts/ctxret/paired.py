@@ -1,7 +1,8 @@
 """Two conditions compared question by question: both hit / both missed / only A / only B, the
 exact sign test, a cluster-bootstrap interval of the failure-rate difference, the verdict of the
-interval and the power of the test (method: ctxret.stats); and the declared primary comparisons
-resolved to this run's conditions."""
+interval and the power of the test; a continuous measure's (MRR, nDCG) mean difference with its
+cluster-bootstrap interval and the paired randomization test (method: ctxret.stats); and the
+declared primary comparisons resolved to this run's conditions."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,9 +10,10 @@ import numpy as np
 from .errors import InputError
 from .metrics import Measure
 from .stats import (cluster_bootstrap_diff, min_detectable_diff, paired_counts, questions_needed,
-                    sign_test)
+                    randomization_test, sign_test)
 
 MAX_QUESTIONS = 100_000  # questions_needed searches up to here
+PERMUTATIONS = 1_000_000  # random sign vectors of the randomization test: its p within 0.0005 (1 s.e.)
 LLM_VARIANT = "A1"       # the one a fallback variant stands in for
 
 
@@ -39,6 +41,18 @@ def compare(out_a: dict, out_b: dict, qids: list[str], k: int, cluster_of_q: dic
             "flipped": [{"qid": q, "rank_a": out_a[q]["rank"], "rank_b": out_b[q]["rank"],
                          "hit_a": bool(a), "hit_b": bool(b)}
                         for q, a, b in zip(qids, hit_a, hit_b) if a != b]}
+
+
+def compare_continuous(out_a: dict, out_b: dict, qids: list[str], measure: str, cluster_of_q: dict[str, str],
+                       seed: int, resamples: int, permutations: int = PERMUTATIONS) -> dict:
+    """A per-question measure (e.g. RR@10) under A and B: the means, mean(B) - mean(A) (above 0: B
+    ranks the gold higher) with its cluster-bootstrap interval, and the randomization test."""
+    a, b = (np.array([out[q][measure] for q in qids], float) for out in (out_a, out_b))
+    lo, hi = cluster_bootstrap_diff(a, b, np.array([cluster_of_q[q] for q in qids]), seed, resamples)
+    test = randomization_test(a, b, seed, permutations)
+    return {"measure": measure, "N": len(qids), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+            "diff": float(b.mean() - a.mean()), "ci": [lo, hi], "p": test["p"], "p_method": test["method"],
+            "nonzero": test["nonzero"], "permutations": test["permutations"]}
 
 
 def power_summary(c: dict, alpha: float, power: float) -> dict:

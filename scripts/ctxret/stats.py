@@ -41,6 +41,44 @@ def cluster_bootstrap_diff(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.
     return float(lo), float(hi)
 
 
+EXACT_MAX = 20  # nonzero differences up to which the randomization test enumerates all 2^n sign vectors
+
+
+def randomization_test(a, b, seed: int, permutations: int) -> dict:
+    """Paired randomization (permutation) test of mean(b - a) = 0, two-sided (Fisher's; Smucker,
+    Allan & Carterette 2007): under the null each question's difference keeps its size and takes
+    either sign. p = P(|T| >= |t|), T the sum of the re-signed differences: exact over all 2^n sign
+    vectors of the n nonzero differences when n <= EXACT_MAX; otherwise from `permutations`
+    random sign vectors, (hits + 1) / (permutations + 1), drawn per distinct size: the m
+    differences of size v sum to v * (2 * Binomial(m, 1/2) - m), the same law as m coin flips."""
+    d = np.asarray(b, float) - np.asarray(a, float)
+    d = d[d != 0]
+    observed = abs(d.sum())
+    tol = 1e-9 * max(1.0, observed)                   # sums of the same values in another order
+    if len(d) <= EXACT_MAX:
+        n = len(d)
+        count = 0
+        for start in range(0, 2 ** n, 2 ** 16):
+            codes = np.arange(start, min(2 ** n, start + 2 ** 16))[:, None]
+            signs = ((codes >> np.arange(n)) & 1) * 2 - 1
+            count += int(np.sum(np.abs(signs @ d) >= observed - tol))
+        return {"p": count / 2 ** n, "method": "exact", "nonzero": n, "permutations": 2 ** n}
+    sizes, counts = np.unique(np.round(np.abs(d), 12), return_counts=True)
+    rng = np.random.default_rng(seed)
+    total = np.zeros(permutations)
+    for v, m in zip(sizes[counts > 1], counts[counts > 1]):
+        total += v * (2 * rng.binomial(m, 0.5, size=permutations) - m)
+    single = sizes[counts == 1]                       # a size of its own: one coin, from random bits
+    for start in range(0, permutations, 2 ** 15):
+        rows = min(2 ** 15, permutations - start)
+        raw = np.frombuffer(rng.bytes(rows * ((len(single) + 7) // 8)), np.uint8).reshape(rows, -1)
+        bits = np.unpackbits(raw, axis=1)[:, :len(single)]
+        total[start:start + rows] += bits @ (2 * single) - single.sum()
+    hits = int(np.sum(np.abs(total) >= observed - tol))
+    return {"p": (hits + 1) / (permutations + 1), "method": "monte carlo", "nonzero": int(len(d)),
+            "permutations": permutations}
+
+
 def holm(pvalues) -> list[float]:
     """Holm step-down adjusted p values, in the input order: the i-th smallest of m is
     multiplied by m - i (i from 0), then made non-decreasing and capped at 1."""

@@ -1,14 +1,35 @@
 """Figures: the drawing of the report's plots (matplotlib, no screen), from computed points."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 
 from ..fileio import atomic_path  # noqa: E402
 
+# Fonts with Hangul, as matplotlib names them (a .ttc collection by its first face); the first found wins
+HANGUL_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK KR", "NanumGothic", "Noto Sans KR", "UnDotum")
 COLORS = {"bm25": "#8c6d31", "dense": "#1f77b4", "hybrid": "#2ca02c", "reranked": "#9467bd"}
+
+
+def hangul_font() -> str | None:
+    """A font with Hangul that matplotlib can use, set as the fallback after DejaVu Sans; None if the
+    system has none (Debian: fonts-noto-cjk). Font files installed after matplotlib's cache was
+    built are found by scanning the system's font folders."""
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    if not names & set(HANGUL_FONTS):
+        for path in font_manager.findSystemFonts():
+            if any(part in Path(path).name for part in ("CJK", "Nanum", "UnDotum")):
+                font_manager.fontManager.addfont(path)
+        names = {f.name for f in font_manager.fontManager.ttflist}
+    found = next((name for name in HANGUL_FONTS if name in names), None)
+    if found:
+        plt.rcParams["font.family"] = ["DejaVu Sans", found]
+    return found
 
 
 def _save(fig, path: str) -> None:
@@ -36,7 +57,7 @@ def plot_failures(panels: dict[str, list[dict]], path: str) -> None:
     _save(fig, path)
 
 
-def plot_diffs(points: list[dict], path: str) -> None:
+def plot_diffs(points: list[dict], path: str, xlabel: str, title: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 0.8 + 0.3 * max(1, len(points))))
     ys = list(range(len(points)))[::-1]
     for y, p in zip(ys, points):
@@ -44,8 +65,8 @@ def plot_diffs(points: list[dict], path: str) -> None:
         ax.errorbar(p["diff"], y, xerr=[[p["diff"] - p["lo"]], [p["hi"] - p["diff"]]], fmt="o", color=c, capsize=3)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(ys, [p["label"] for p in points], fontsize=8)
-    ax.set_xlabel("failure rate B - A (below 0: B fails less); red: primary, grey: secondary", fontsize=8)
-    ax.set_title("Paired differences with 95 % cluster-bootstrap intervals", fontsize=9)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_title(title, fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     _save(fig, path)
 

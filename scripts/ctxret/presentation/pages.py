@@ -5,8 +5,8 @@ stage, so the stages that write reports (score, pairs, report) all share it.
 from __future__ import annotations
 
 from ..fileio import canonical_json
-from ..metrics import MEASURES, Measure
-from .tables import markdown_table
+from ..metrics import MEASURES, Measure, parse
+from .tables import Shortened, markdown_table
 from .wording import LANGUAGE_NAMES, wording
 
 
@@ -102,7 +102,8 @@ def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
 def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
     kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
     return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
-            [[f["set"], kinds(f), x["path"], f["content_sha256"], x["sha256"] or "-", x["mtime"] or "-"]
+            [[f["set"], kinds(f), x["path"], Shortened(f["content_sha256"]), Shortened(x["sha256"] or "-"),
+              x["mtime"] or "-"]
              for f in files for x in f["files"]])
 
 
@@ -145,6 +146,23 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
               f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
 
 
+def continuous_note(continuous: dict, t: dict) -> str:
+    """How the continuous measures are compared, and the family they form."""
+    return t["continuous_rule"].format(measures=", ".join(label(parse(m)) for m in continuous["measures"]),
+                                       n=len(continuous["tests"]), permutations=continuous["permutations"],
+                                       exact_max=continuous["exact_max"], seed=continuous["seed"],
+                                       resamples=continuous["resamples"])
+
+
+def continuous_rows(tests: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
+    return (["A", "B", t["group"], t["measure"], "N", t["mean_of"].format(side="A"), t["mean_of"].format(side="B"),
+             "B - A", t["interval_short"], t["nonzero"], "p", t["holm"], t["role"]],
+            [[c["a"], c["b"], c["group"], label(parse(c["measure"])), str(c["N"]), f"{c['mean_a']:.3f}",
+              f"{c['mean_b']:.3f}", f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
+              str(c["nonzero"]), f"{c['p']:.3f}" + ("" if c["p_method"] == "exact" else " *"),
+              f"{c['holm_p']:.3f}", t[f"role_{c['role']}"]] for c in tests])
+
+
 def warning_lines(warnings: list[dict], t: dict) -> list[str]:
     """Settings that are legal but surprising ({kind, ...}: sample, language, cluster_key), in words."""
     return [t[f"warn_{w['kind']}"].format(**w) for w in warnings]
@@ -162,7 +180,7 @@ def primary_list(r: dict, t: dict) -> list[str]:
 
 
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
-                   t: dict, about: dict, title: str, warnings: list[dict] = ()) -> str:
+                   t: dict, about: dict, title: str, warnings: list[dict] = (), continuous: dict | None = None) -> str:
     """pairs.md: the corpus, the warnings, whether the run kept to its preregistration, the rule
     and the question files first, then the numbers."""
     r = rule_texts(rule, len(secondaries), t)
@@ -184,6 +202,9 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
     if secondaries:
         lines += ["", f"## {t['secondary_title']}", "", t["none_promoted"], "",
                   markdown_table(*secondary_rows(secondaries, t))]
+    if continuous and continuous["tests"]:
+        lines += ["", f"## {t['continuous_title']}", "", continuous_note(continuous, t), "",
+                  markdown_table(*continuous_rows(continuous["tests"], t))]
     return "\n".join(lines) + "\n"
 
 

@@ -40,6 +40,17 @@ WORDING = {
                       "unchanged). sha256 and modified (UTC): each source file as the questions stage read it.",
         "set": "set", "gold": "gold", "file": "file", "content_sha256": "content sha256",
         "modified": "modified (mtime)",
+        "continuous_title": "Continuous measures: paired randomization test (own Holm family; no conclusions)",
+        "continuous_rule": "{measures} per question, for each distinct A, B and group above (k plays no part): "
+                           "the mean difference B - A (above 0: B ranks the gold higher) with its 95 % "
+                           "cluster-bootstrap interval ({resamples:,} resamples, seed {seed}, the clusters of the "
+                           "failure comparisons), and the two-sided paired randomization test (each question's "
+                           "difference keeps its size and takes either sign): exact over every sign vector when "
+                           "at most {exact_max} questions differ, otherwise {permutations:,} random ones (seed "
+                           "{seed}, marked *; p within 0.0005 at one standard error). These {n} tests are one "
+                           "Holm family of their own, apart from the secondary family; none is a verdict.",
+        "measure": "measure", "mean_of": "mean {side}", "nonzero": "questions differing", "role": "role",
+        "role_primary": "primary", "role_secondary": "secondary",
         "primary": "Primary comparison {i}",
         "questions_n": "{n} questions", "fail_rate_at": "failure rate@{k}",
         "failures": "failures: {a} {fa}/{n}, {b} {fb}/{n}; difference (B - A) {diff:+.3f}",
@@ -63,6 +74,17 @@ WORDING = {
         "none_promoted": "None of these comparisons is promoted to a conclusion; they show where to look.",
         "diff": "difference", "interval_short": "95 % interval", "holm": "Holm p",
         "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
+        "ex_title": "Every question", "ex_link": "Every question, explorable: why a question flipped",
+        "ex_note": "Each question with its group, gold chunk and rank under every condition (green: in the top k, "
+                   "red: not; -: not in the run). Choose a comparison and k, filter, and click a question to see "
+                   "its text, the gold chunk's text and contexts, and the top 5 of both sides (gold marked ★).",
+        "ex_pair": "comparison", "ex_filter": "show", "ex_search": "search", "ex_all": "all",
+        "ex_flipped": "flipped between A and B", "ex_failed": "failed everywhere", "ex_bm25": "only BM25 found it",
+        "ex_question": "Question", "ex_gold_chunk": "gold chunk", "ex_context": "context", "ex_top": "top 5 of",
+        "ex_rank": "rank", "ex_count": "{n} of {all} questions",
+        "plot_failure_panel": "failure rate@{k}, {group} (95 % Wilson)",
+        "plot_diff_axis": "failure rate B - A (below 0: B fails less); red: primary, grey: secondary",
+        "plot_diff_title": "Paired differences with 95 % cluster-bootstrap intervals",
         "plots_title": "Failure rates", "report_title": "Contextual Retrieval on {documents} ({corpus})",
         "documents": "{n} {language}document{s}",
         "corpus_line": "Corpus: {corpus}, {n} documents kept; language {language} ({how})",
@@ -157,6 +179,16 @@ WORDING = {
                       "sha256과 수정 시각(UTC)은 questions 단계가 읽을 때의 각 원본 파일이다.",
         "set": "세트", "gold": "정답", "file": "파일", "content_sha256": "content sha256",
         "modified": "수정 시각 (mtime)",
+        "continuous_title": "연속 측도: 짝 무작위화 검정 (별도 Holm 가족; 결론 아님)",
+        "continuous_rule": "질문별 {measures}를 위의 서로 다른 A, B, 그룹마다 비교한다(k와는 무관): 평균 차이 "
+                           "B - A(0보다 크면 B가 정답을 더 위에 둔다)와 그 95 % 클러스터 부트스트랩 구간(재표본 "
+                           "{resamples:,}회, seed {seed}, 실패율 비교와 같은 클러스터), 그리고 양측 짝 무작위화 "
+                           "검정(각 질문의 차이는 크기를 유지하고 부호만 바뀐다): 값이 다른 질문이 {exact_max}개 "
+                           "이하이면 모든 부호 조합으로 정확히, 아니면 무작위 조합 {permutations:,}개로(seed "
+                           "{seed}, * 표시; 표준오차 0.0005 이내). 이 {n}개 검정은 이차 비교와 별도의 Holm "
+                           "가족이며 어느 것도 판정이 아니다.",
+        "measure": "측도", "mean_of": "{side} 평균", "nonzero": "값이 다른 질문", "role": "구분",
+        "role_primary": "주", "role_secondary": "이차",
         "primary": "주 비교 {i}",
         "questions_n": "{n}문항", "fail_rate_at": "실패율@{k}",
         "failures": "실패: {a} {fa}/{n}, {b} {fb}/{n}; 차이 (B - A) {diff:+.3f}",
@@ -180,6 +212,16 @@ WORDING = {
         "none_promoted": "이 비교들은 어느 것도 결론으로 승격하지 않는다; 어디를 볼지 알려 줄 뿐이다.",
         "diff": "차이", "interval_short": "95 % 구간", "holm": "Holm p",
         "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
+        "ex_title": "모든 질문", "ex_link": "모든 질문 살펴보기: 질문의 결과가 왜 뒤바뀌었는가",
+        "ex_note": "질문마다 그룹, 정답 청크, 조건별 순위(초록: 상위 k 안, 빨강: 밖; -: 런에 없음). 비교와 k를 고르고 "
+                   "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다.",
+        "ex_pair": "비교", "ex_filter": "보기", "ex_search": "찾기", "ex_all": "전체",
+        "ex_flipped": "A와 B 사이에 뒤바뀜", "ex_failed": "모든 조건에서 실패", "ex_bm25": "BM25만 찾음",
+        "ex_question": "질문", "ex_gold_chunk": "정답 청크", "ex_context": "문맥", "ex_top": "상위 5개:",
+        "ex_rank": "순위", "ex_count": "{all}문항 중 {n}문항",
+        "plot_failure_panel": "실패율@{k}, {group} (95 % Wilson)",
+        "plot_diff_axis": "실패율 B - A (0보다 작으면 B가 덜 실패); 빨강: 주 비교, 회색: 이차 비교",
+        "plot_diff_title": "짝 차이와 95 % 클러스터 부트스트랩 구간",
         "plots_title": "실패율", "report_title": "{documents}에서의 Contextual Retrieval ({corpus})",
         "documents": "{language}문서 {n}건",
         "corpus_line": "말뭉치: {corpus}, 남긴 문서 {n}건; 언어 {language} ({how})",

@@ -1,7 +1,8 @@
 """plots: failure rate per condition (Wilson 95 % intervals) and paired differences (bootstrap 95 %)."""
 from __future__ import annotations
 
-from ..presentation.figures import plot_diffs, plot_failures
+from ..presentation.figures import hangul_font, plot_diffs, plot_failures
+from ..presentation.wording import wording
 from ..fileio import read_json
 from ..stats import wilson_interval
 
@@ -29,12 +30,23 @@ def diff_points(pairs: dict) -> list[dict]:
             for c in primary + secondary]
 
 
+def labels_language(language: str) -> str:
+    """The report's language, or English when it is Korean and no font with Hangul is installed."""
+    if language == "ko" and not hangul_font():
+        print("warning: no font with Hangul found (Debian: apt-get install fonts-noto-cjk): the plots' labels "
+              "stay in English")
+        return "en"
+    return language
+
+
 def run(input, output, params, **_) -> None:
     score, pairs = read_json(input.score), read_json(input.pairs)
+    t = wording(labels_language(params.language))
     group = score["main_group"]
-    panels = {f"failure rate@{k}, {group} (95 % Wilson)": failure_points(score, group, k, params.kinds) for k in score["ks"]}
+    panels = {t["plot_failure_panel"].format(k=k, group=group): failure_points(score, group, k, params.kinds)
+              for k in score["ks"]}
     plot_failures(panels, output.failure)
     points = diff_points(pairs)
-    plot_diffs(points, output.pairs)
+    plot_diffs(points, output.pairs, t["plot_diff_axis"], t["plot_diff_title"])
     print(f"{output.failure}: {len(panels)} panels x {len(next(iter(panels.values())))} conditions")
     print(f"{output.pairs}: {len(points)} comparisons")

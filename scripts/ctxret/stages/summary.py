@@ -7,18 +7,21 @@ from __future__ import annotations
 
 import base64
 from html import escape
+from urllib.parse import urlencode
 from pathlib import Path
 
 from ..fileio import read_json, write_text
 from ..metrics import reported
-from ..presentation.pages import (corpus_line, detail_rows, file_rows, flip_rows, headline_rows, kept_lines,
-                                  primary_texts, primary_title, rule_texts, secondary_rows, warning_lines)
-from ..presentation.tables import html_table
+from ..presentation.pages import (continuous_note, continuous_rows, corpus_line, detail_rows, file_rows,
+                                  flip_rows, headline_rows, kept_lines, primary_texts, primary_title, rule_texts,
+                                  secondary_rows, warning_lines)
+from ..presentation.tables import Linked, html_table
 from ..presentation.wording import wording
 
+EXPLORER = "explorer.html"  # next to the page, results/report/
 STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.45}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px}
-th{background:#f3f3f3}.verdict{font-weight:bold}img{max-width:100%}"""
+td{overflow-wrap:anywhere}th{background:#f3f3f3}.verdict{font-weight:bold}img{max-width:100%}"""
 
 
 def img(path: str) -> str:
@@ -32,6 +35,14 @@ def _value(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "-" if v is None else str(v)
+
+
+def flip_table(c: dict, t: dict) -> str:
+    """The flip list, each id a link to the question opened in the explorer on this comparison."""
+    head, rows = flip_rows(c, t)
+    where = urlencode({"a": c["a"], "b": c["b"], "group": c["group"], "k": c["k"], "filter": "flipped"})
+    return html_table(head, [[Linked(row[0], f"{EXPLORER}#{where}&{urlencode({'q': row[0]})}"), *row[1:]]
+                             for row in rows])
 
 
 def ledger_rows(ledgers: dict[str, dict]) -> tuple[list[str], list[list[str]]]:
@@ -62,7 +73,8 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
     secondaries = [c for c in pairs["comparisons"] if c["role"] == "secondary"]
     r = rule_texts(pairs["rule"], len(secondaries), t)
-    h = [f"<h1>{escape(pairs['title'])}</h1>", f"<p>{escape(corpus_line(pairs['corpus'], t))}</p>"]
+    h = [f"<h1>{escape(pairs['title'])}</h1>", f"<p>{escape(corpus_line(pairs['corpus'], t))}</p>",
+         f'<p><a href="{EXPLORER}">{escape(t["ex_link"])}</a></p>']
     if pairs["warnings"]:
         h += [f"<h2>{escape(t['warnings_title'])}</h2>",
               "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in warning_lines(pairs["warnings"], t)) + "</ul>"]
@@ -86,10 +98,14 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
                                     reported(score), t))]
     for i, c in enumerate(primaries, 1):
         h.append(f"<h2>{escape(t['flips'].format(n=len(c['flipped'])))}: {escape(c['a'])} vs {escape(c['b'])}</h2>")
-        h.append(html_table(*flip_rows(c, t)) if c["flipped"] else f"<p>{escape(t['no_flips'])}</p>")
+        h.append(flip_table(c, t) if c["flipped"] else f"<p>{escape(t['no_flips'])}</p>")
     if secondaries:
         h += [f"<h2>{escape(t['secondary_title'])}</h2>", f"<p>{escape(t['none_promoted'])}</p>",
               html_table(*secondary_rows(secondaries, t))]
+    continuous = pairs.get("continuous")
+    if continuous and continuous["tests"]:
+        h += [f"<h2>{escape(t['continuous_title'])}</h2>", f"<p>{escape(continuous_note(continuous, t))}</p>",
+              html_table(*continuous_rows(continuous["tests"], t))]
     h += [f"<h2>{escape(t['ledger_title'])}</h2>", html_table(*ledger_rows(ledgers)) if ledgers else "<p>-</p>",
           f"<h2>{escape(t['tokens_title'])}</h2>",
           html_table(*token_rows(tokens)),
