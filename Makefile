@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # CONFIG=my-experiment.yaml: run, preregister, report and resume that experiment instead of the demo
 CONFIGFILE := $(if $(CONFIG),--configfile=$(CONFIG))
 
-.PHONY: setup run report preregister resume test regress lint bench bench-scale clean
+.PHONY: setup run report preregister resume browser test regress lint bench bench-scale clean
 
 setup: $(VENV)/.installed
 
@@ -46,7 +46,15 @@ resume: setup
 # the test files spread over up to 4 processes (a file's tests stay together: they share fixtures)
 TEST_JOBS ?= -n auto --maxprocesses 4 --dist loadfile
 
-test: setup
+# tests only: headless Chromium and a Hangul font for the report's page and plot tests, installed
+# where the tests run as root with apt-get (as in CI); elsewhere those tests skip, saying why
+browser:
+	@if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi cjk; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	  else echo "no chromium or no Hangul font: the browser and Korean plot tests skip"; fi; fi
+
+test: setup browser
 	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/snakemake --lint
 	$(BIN)/python -m pytest $(TEST_JOBS) tests

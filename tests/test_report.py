@@ -20,6 +20,7 @@ from browser import CHROMIUM, look, screenshot
 from conftest import question_sets
 from ctxret.fileio import sha256_file
 from ctxret.questionset import content_sha256, load_question_sets
+from ctxret.presentation.figures import hangul_font
 from ctxret.presentation.wording import WORDING
 from workflow import ROOT, mini_config, snakemake
 
@@ -140,6 +141,7 @@ def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
         assert all(f"<li>{escape(line)}</li>" in page for line in lines)
 
 
+@pytest.mark.skipif(hangul_font() is None, reason="no font with Hangul (Debian: apt-get install fonts-noto-cjk)")
 def test_the_plots_labels_follow_the_report_language(reported, tmp_path, capsys):
     """Korean labels on a Korean page, drawn with a font that has Hangul (no missing glyphs)."""
     from ctxret.stages import plots
