@@ -177,6 +177,15 @@ def _dead_endpoint(x: Experiment) -> None:
                            "base_url": f"http://127.0.0.1:{_closed_port()}", "timeout_s": 5})
 
 
+def _results_holding(x: Experiment, key: str, source: Path) -> None:
+    """A copy of `source` in a folder given as results, the input at `key` read from there."""
+    folder = x.tmp / "inputs"
+    folder.mkdir()
+    shutil.copy(source, folder / source.name)
+    x.set(key, str(folder / source.name))
+    x.set("results", str(folder))
+
+
 GOLD = "results/gold.json"
 QUESTIONS = "results/questions.jsonl"
 CASES = [
@@ -260,6 +269,39 @@ CASES = [
          r"{config}:\d+: store: is empty: name a directory outside results"),
     Case("results among the code", lambda x: x.set("results", str(ROOT / "scripts" / "out")),
          r"{config}:\d+: results: '.*/scripts/out' is inside the checkout's scripts/; name a directory of its own"),
+    Case("results inside the corpus folder", lambda x: x.set("results", str(x.articles / "out")),
+         r"{config}:\d+: results: '{articles}/out' is inside corpus.path \({articles}\): Snakemake deletes an output "
+         r"before writing it, and deleting results would delete the input; name a folder of its own, outside every "
+         r"input"),
+    Case("results the corpus folder", lambda x: x.set("results", str(x.articles)),
+         r"{config}:\d+: results: '{articles}' is corpus.path"),
+    Case("results holding the corpus", lambda x: x.set("results", "corpus"),
+         r"{config}:\d+: results: 'corpus' holds corpus.path"),
+    Case("store the corpus folder", lambda x: x.set("store", str(x.articles)),
+         r"{config}:\d+: store: '{articles}' is corpus.path"),
+    Case("results holding a question file", lambda x: x.set("results", str(x.qdir)),
+         r"{config}:\d+: results: '{questions}' holds questions.sets.[GHP] \({questions}/questions-\w+.jsonl\)"),
+    Case("results holding the slug list", lambda x: _results_holding(x, "corpus.slugs", x.freeze()),
+         r"{config}:\d+: results: '{tmp}/inputs' holds corpus.slugs \({tmp}/inputs/slugs.txt\)"),
+    Case("results holding the prompt", lambda x: _results_holding(x, "contexts.prompt",
+                                                                  ROOT / "config" / "context-prompt.txt"),
+         r"{config}:\d+: results: '{tmp}/inputs' holds contexts.prompt \({tmp}/inputs/context-prompt.txt\)"),
+    Case("results holding the prices", lambda x: _results_holding(x, "contexts.prices", ROOT / "config" / "prices.yaml"),
+         r"{config}:\d+: results: '{tmp}/inputs' holds contexts.prices \({tmp}/inputs/prices.yaml\)"),
+    Case("results a system folder", lambda x: x.set("results", "/etc"),
+         r"{config}:\d+: results: '/etc' is inside the system folder /etc; name a folder of its own for this "
+         r"experiment"),
+    Case("results the root", lambda x: x.set("results", "/"),
+         r"{config}:\d+: results: '/' is a system folder; name a folder of its own for this experiment"),
+    Case("store the home folder", lambda x: x.set("store", os.path.expanduser("~")),
+         r"{config}:\d+: store: '.*' is a system folder \(the home folder\)"),
+    Case("results holding the checkout", lambda x: x.set("results", str(ROOT.parent)),
+         r"{config}:\d+: results: '.*' holds the checkout \(.*\); name a folder of its own"),
+    Case("results a regular file", lambda x: x.set("results", str(x.questions("h"))),
+         r"{config}:\d+: results: '{questions}/questions-h.jsonl' is a file, not a folder"),
+    Case("store under a regular file", lambda x: x.set("store", str(x.questions("h") / "store")),
+         r"{config}:\d+: store: '{questions}/questions-h.jsonl/store' is under '{questions}/questions-h.jsonl', "
+         r"which is a file"),
     Case("a cut-off beyond the runs' depth", lambda x: x.set("score.ks", [5, 50]),
          r"{config}:\d+: score.ks.1: 50 is beyond search.top_k \(20\): the runs hold 20 chunks a question"),
     Case("a negative fusion weight", lambda x: x.set("fusion.presets.reference", {
@@ -431,6 +473,45 @@ def test_a_bad_input_stops_with_one_line_and_writes_nothing(tmp_path, case):
     else:
         assert not (tmp_path / case.target).exists()
         assert not list(results.rglob("*.tmp"))
+
+
+def _questions_named_like_an_output(x: Experiment) -> Path:
+    """The H questions kept as data/questions.jsonl, the name of the questions stage's output."""
+    kept = x.tmp / "data" / "questions.jsonl"
+    kept.parent.mkdir()
+    shutil.copy(x.questions("h"), kept)
+    x.set("questions.sets.H", str(kept))
+    return kept
+
+
+def _corpus_named_like_an_output(x: Experiment) -> Path:
+    """A chunked corpus table kept as data/docs.jsonl, the name of prep's output."""
+    kept = x.tmp / "data" / "docs.jsonl"
+    kept.parent.mkdir()
+    kept.write_text("".join(json.dumps(d) + "\n" for d in json.loads(
+        (FORMATS / "chunked" / "corpus.json").read_text(encoding="utf-8"))), encoding="utf-8")
+    _chunked(x, {"gold_chunks": ["py-1"]})
+    x.set("corpus.path", str(kept))
+    return kept
+
+
+@pytest.mark.parametrize("keep", [_questions_named_like_an_output, _corpus_named_like_an_output],
+                         ids=["question file", "corpus table"])
+def test_results_holding_an_input_refuses_to_run_and_the_input_survives(tmp_path, keep):
+    """results: the folder of an input named like one of the run's outputs. Snakemake deleted the
+    input before writing that output (then stopped on a cyclic graph): now the workflow refuses
+    while it is read, in one line, and the input is untouched."""
+    x = Experiment(tmp_path)
+    kept = keep(x)
+    before = kept.read_bytes()
+    x.set("results", str(kept.parent))
+    proc = x.run()
+    output = proc.stdout + proc.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert len(errors) == 1 and f"results: '{kept.parent}' holds " in errors[0], output[-3000:]
+    assert kept.read_bytes() == before
+    assert sorted(p.name for p in kept.parent.iterdir()) == [kept.name]
 
 
 def test_bad_gold_stops_the_run_before_any_paid_call(tmp_path):

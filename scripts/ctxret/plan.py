@@ -415,11 +415,23 @@ def _check_references(config: dict, checkout: Path) -> None:
     if corpus["slugs"] and corpus["format"] != "manifests":
         raise Problem("corpus.slugs", f"a frozen slug list is for format manifests, not {corpus['format']!r}")
     for key, message in [*guards.place_problems(config["results"], config["store"], checkout),
+                         *guards.input_problems(config["results"], config["store"], _inputs(config, checkout), checkout),
                          *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
                          *metrics.measure_problems(config["score"], config["search"]["top_k"]),
                          *guards.overlap_problems(chunking),
                          *guards.fusion_problems(presets)]:
         raise Problem(key, message)
+
+
+def _inputs(config: dict, checkout: Path) -> dict[str, str]:
+    """The files and folders the run reads, by the key that names them (a relative prompt or
+    prices file not in the working directory is the checkout's, as the workflow reads it)."""
+    corpus, contexts = config["corpus"], config["contexts"]
+    found = {"corpus.path": corpus["path"], "corpus.slugs": corpus["slugs"],
+             **{f"questions.sets.{name}": spec.get("path", "") for name, spec in config["questions"]["sets"].items()},
+             **{f"contexts.{key}": contexts[key] if Path(contexts[key]).is_absolute() or Path(contexts[key]).exists()
+                else str(checkout / contexts[key]) for key in ("prompt", "prices")}}
+    return {key: path for key, path in found.items() if path}
 
 
 def bm25_primaries(specs: list[dict]) -> list[dict]:
