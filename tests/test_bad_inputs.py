@@ -177,6 +177,11 @@ def _dead_endpoint(x: Experiment) -> None:
                            "base_url": f"http://127.0.0.1:{_closed_port()}", "timeout_s": 5})
 
 
+def _twice(x: Experiment, extra: str = "results: elsewhere\n") -> str:
+    """The config as YAML with `extra` (a key written again) at its end."""
+    return yaml.safe_dump(x.config, allow_unicode=True) + extra
+
+
 def _results_holding(x: Experiment, key: str, source: Path) -> None:
     """A copy of `source` in a folder given as results, the input at `key` read from there."""
     folder = x.tmp / "inputs"
@@ -245,6 +250,38 @@ CASES = [
          r"{config}:\d+: contexts.llm: Additional properties are not allowed \('executable' was unexpected\)"),
     Case("api backend without a model", lambda x: x.set("contexts.llm", {"backend": "openai", "base_url": "http://h/v1"}),
          r"{config}:\d+: contexts.llm: 'model' is a required property"),
+    # ---- accepted in silence before: the number, field or name that would have been used as is
+    Case("a NaN", lambda x: x.set("pairs.alpha", float("nan")),
+         r"{config}:\d+: pairs.alpha: nan is not a finite number; write a number"),
+    Case("a NaN in a list", lambda x: x.set("pairs.planning_diffs", [0.05, float("nan")]),
+         r"{config}:\d+: pairs.planning_diffs.1: nan is not a finite number"),
+    Case("a NaN BM25 k1", lambda x: x.set("bm25.k1", float("nan")),
+         r"{config}:\d+: bm25.k1: nan is not a finite number"),
+    Case("an infinite backoff", lambda x: x.set("contexts.backoff_s", float("inf")),
+         r"{config}:\d+: contexts.backoff_s: inf is not a finite number"),
+    Case("an infinite RRF k", lambda x: x.set("fusion.presets.reference", {
+        "k": float("-inf"), "rank_base": 1, "depth": 20, "weights": {"dense": 1.0, "bm25": 1.0}}),
+         r"{config}:\d+: fusion.presets.reference.k: -inf is not a finite number"),
+    Case("an absurd top_k", lambda x: x.set("search.top_k", 10 ** 30),
+         r"{config}:\d+: search.top_k: 1000000000000000000000000000000 is greater than the maximum of 10000"),
+    Case("a key written twice", lambda x: setattr(x, "raw_config", _twice(x)),
+         r"{config}:(\d+): results: written twice \(lines \d+ and \1\); YAML would keep only the later: keep one"),
+    Case("a nested key written twice", lambda x: setattr(x, "raw_config", _twice(x, "pairs:\n  seed: 1\n  seed: 2\n")),
+         r"{config}:\d+: pairs.seed: written twice \(lines \d+ and \d+\)"),
+    Case("an unknown t1_template field", lambda x: x.set("chunking.t1_template", "{title}\n{foo}\n\n{body}"),
+         r"{config}:\d+: chunking.t1_template: \{{foo\}} is not a field of a chunk \(only \{{title\}}, "
+         r"\{{section\}} and \{{body\}}\): it would be written as is into every T1 text"),
+    Case("a primary comparing a condition with itself", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:T1"}]),
+         r"{config}:\d+: pairs.primary.0: compares e5:T1 with itself; name two different conditions"),
+    Case("a primary becoming itself by the fallback", lambda x: x.set("pairs.primary", [{"a": "e5:X1", "b": "e5:A1"}]),
+         r"{config}:\d+: pairs.primary.0: compares e5:X1 with itself \(A1 replaced by the fallback X1\)"),
+    Case("a variant pair naming an unknown variant", lambda x: x.set("pairs.variant_pairs", [["T1", "Z9"]]),
+         r"{config}:\d+: pairs.variant_pairs.0: 'Z9' is not a variant \(T0, T1, X1, A1\)"),
+    Case("a variant pair of one variant", lambda x: x.set("pairs.variant_pairs", [["T0", "T1"], ["X1", "X1"]]),
+         r"{config}:\d+: pairs.variant_pairs.1: compares X1 with itself; name two variants"),
+    Case("max_length beyond the model's positions", lambda x: x.set("models.e5.max_length", 100000),
+         r"{config}:\d+: models.e5.max_length: 100000 is above the 512 positions of "
+         r"'intfloat/multilingual-e5-small'; at most 512"),
     # ---- what the config refers to
     Case("model slot variants", lambda x: x.set("models.e5.variants", ["T1", "T9"]),
          r"{config}:\d+: models.e5.variants.1: 'T9' is not one of \['T0', 'T1', 'X1', 'A1'\]"),
@@ -512,6 +549,17 @@ def test_results_holding_an_input_refuses_to_run_and_the_input_survives(tmp_path
     assert len(errors) == 1 and f"results: '{kept.parent}' holds " in errors[0], output[-3000:]
     assert kept.read_bytes() == before
     assert sorted(p.name for p in kept.parent.iterdir()) == [kept.name]
+
+
+def test_t0_alone_with_the_default_primaries_is_read_and_planned(tmp_path):
+    """variants: [T0] leaves no T1 for the chunking comparison nor for the default primaries: the
+    workflow is read (it stopped on a StopIteration) and says there is no verdict."""
+    x = Experiment(tmp_path)
+    x.set("variants", ["T0"])
+    x.set("models.e5.variants", ["T0"])
+    proc = x.run("-n")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "no primary comparison, so no verdict (declare pairs.primary for one)" in proc.stderr
 
 
 def test_bad_gold_stops_the_run_before_any_paid_call(tmp_path):

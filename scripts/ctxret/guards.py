@@ -12,6 +12,8 @@ is read: each problem is (dotted key, what is wrong and what to do), for the con
 - `score.ks` must not pass `search.top_k`: a figure at a cut-off beyond the runs' depth means nothing.
 - a chunker's overlap must stay below its window: a fixed window that repeats all of itself
   never moves on.
+- `chunking.t1_template` may use only {title}, {section} and {body}: any other field would be
+  written literally into every T1 text.
 - a fusion preset must be able to score: k 0 with ranks from 0 divides by zero, and weights all 0
   fuse nothing.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 SOURCE_FOLDERS = ("scripts", "rules", "config", "envs", "tests", "benchmarks", "profiles", "questions",
@@ -141,4 +144,23 @@ def fusion_problems(presets: dict) -> list[tuple[str, str]]:
                                                          "raise k or set rank_base 1"))
         if not any(preset["weights"].values()):
             problems.append((f"fusion.presets.{name}.weights", "every weight is 0: nothing would be fused"))
+    return problems
+
+
+def template_problems(chunking: dict) -> list[tuple[str, str]]:
+    unknown = sorted(set(re.findall(r"\{([^{}]*)\}", chunking["t1_template"])) - {"title", "section", "body"})
+    return [("chunking.t1_template", f"{{{unknown[0]}}} is not a field of a chunk (only {{title}}, {{section}} and "
+                                     f"{{body}}): it would be written as is into every T1 text")] if unknown else []
+
+
+def variant_pair_problems(pairs: list[list[str]], variants: list[str]) -> list[tuple[str, str]]:
+    """Each secondary pair names two different variants ctxret knows (`variants`); one this run
+    lacks is left out of the family, a misspelt one is not."""
+    problems = []
+    for i, pair in enumerate(pairs):
+        unknown = [v for v in pair if v not in variants]
+        if unknown:
+            problems.append((f"pairs.variant_pairs.{i}", f"{unknown[0]!r} is not a variant ({', '.join(variants)})"))
+        elif pair[0] == pair[1]:
+            problems.append((f"pairs.variant_pairs.{i}", f"compares {pair[0]} with itself; name two variants"))
     return problems
