@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import FAKE_CLAUDE
+from fakes.llm_servers import anthropic_server, openai_server
 from test_importers import FORMATS
 from workflow import MINI, ROOT, SNAKEMAKE
 
@@ -332,8 +333,8 @@ CASES = [
          r"{config}:\d+: results: '/' is a system folder; name a folder of its own for this experiment"),
     Case("store the home folder", lambda x: x.set("store", os.path.expanduser("~")),
          r"{config}:\d+: store: '.*' is a system folder \(the home folder\)"),
-    Case("results holding the checkout", lambda x: x.set("results", str(ROOT.parent)),
-         r"{config}:\d+: results: '.*' holds the checkout \(.*\); name a folder of its own"),
+    Case("results holding the checkout", lambda x: x.set("results", str(ROOT.parent)),   # (or /tmp: a system one)
+         r"{config}:\d+: results: '.*' (holds the checkout \(.*\)|is a system folder); name a folder of its own"),
     Case("results a regular file", lambda x: x.set("results", str(x.questions("h"))),
          r"{config}:\d+: results: '{questions}/questions-h.jsonl' is a file, not a folder"),
     Case("store under a regular file", lambda x: x.set("store", str(x.questions("h") / "store")),
@@ -560,6 +561,32 @@ def test_t0_alone_with_the_default_primaries_is_read_and_planned(tmp_path):
     proc = x.run("-n")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert "no primary comparison, so no verdict (declare pairs.primary for one)" in proc.stderr
+
+
+SECRET = "sk-proj-CtxretTestKey0123456789"
+
+
+@pytest.mark.parametrize("server_of, backend", [(openai_server, "openai"), (anthropic_server, "anthropic")])
+def test_a_key_a_server_echoes_is_in_no_line_and_no_file(tmp_path, server_of, backend):
+    """A server refusing the key with a 401 whose message repeats it: the error line names the
+    variable instead of the value, and no log, record or output holds the key."""
+    x = Experiment(tmp_path)
+    x.env["CTXRET_TEST_KEY"] = SECRET
+    with server_of() as server:
+        server.fail("401-echo", n=20)
+        x.set("contexts.llm", {"backend": backend, "model": "local", "api_key_env": "CTXRET_TEST_KEY",
+                               "base_url": f"{server.url}/v1" if backend == "openai" else server.url})
+        proc = x.run("--resources=llm_workers=1", "results/var-A1.jsonl")
+    output = proc.stdout + proc.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert len(errors) == 1 and "HTTP 401: " in errors[0] and "provided: [$CTXRET_TEST_KEY]." in errors[0], \
+        output[-3000:]
+    assert SECRET in json.dumps(server.requests[0]["headers"])       # the key was sent, and echoed
+    assert SECRET not in output
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]      # results, store, logs
+    assert any("logs" in p.parts for p in files)
+    assert [p for p in files if SECRET.encode() in p.read_bytes()] == []
 
 
 def test_bad_gold_stops_the_run_before_any_paid_call(tmp_path):
