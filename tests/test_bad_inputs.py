@@ -308,17 +308,19 @@ CASES = [
     Case("results among the code", lambda x: x.set("results", str(ROOT / "scripts" / "out")),
          r"{config}:\d+: results: '.*/scripts/out' is inside the checkout's scripts/; name a directory of its own"),
     Case("results inside the corpus folder", lambda x: x.set("results", str(x.articles / "out")),
-         r"{config}:\d+: results: '{articles}/out' is inside corpus.path \({articles}\): Snakemake deletes an output "
-         r"before writing it, and deleting results would delete the input; name a folder of its own, outside every "
-         r"input"),
+         r"{config}:\d+: results: '{articles}/out' is inside corpus.path \({articles}\): its files would be read as "
+         r"part of the input; name a folder of its own, outside every input"),
+    Case("results the question file's folder", lambda x: x.set("results", str(x.qdir)) or x.set("questions.sets", {
+        "H": str(x.questions("h"))}) or x.set("questions.groups", {"HP": ["H"]}) or x.set("questions.gap_sets", []),
+         r"{config}:\d+: results: '{questions}' holds questions.sets.H \({questions}/questions-h.jsonl\): Snakemake "
+         r"deletes an output before writing it, and deleting results would delete the input; name a folder of its "
+         r"own, outside every input"),
     Case("results the corpus folder", lambda x: x.set("results", str(x.articles)),
          r"{config}:\d+: results: '{articles}' is corpus.path"),
     Case("results holding the corpus", lambda x: x.set("results", "corpus"),
          r"{config}:\d+: results: 'corpus' holds corpus.path"),
     Case("store the corpus folder", lambda x: x.set("store", str(x.articles)),
          r"{config}:\d+: store: '{articles}' is corpus.path"),
-    Case("results holding a question file", lambda x: x.set("results", str(x.qdir)),
-         r"{config}:\d+: results: '{questions}' holds questions.sets.[GHP] \({questions}/questions-\w+.jsonl\)"),
     Case("results holding the slug list", lambda x: _results_holding(x, "corpus.slugs", x.freeze()),
          r"{config}:\d+: results: '{tmp}/inputs' holds corpus.slugs \({tmp}/inputs/slugs.txt\)"),
     Case("results holding the prompt", lambda x: _results_holding(x, "contexts.prompt",

@@ -71,9 +71,10 @@ def input_problems(results: str, store: str, inputs: dict[str, str], checkout: P
             relation = ("is" if path == source else "holds" if inside(source, path) else
                         "is inside" if inside(path, source) else None)
             if relation:
-                problems.append((key, f"{given!r} {relation} {input_key} ({input_path}): Snakemake deletes an "
-                                      f"output before writing it, and deleting {key} would delete the input; "
-                                      f"name a folder of its own, outside every input"))
+                why = ("its files would be read as part of the input" if relation == "is inside" else
+                       f"Snakemake deletes an output before writing it, and deleting {key} would delete the input")
+                problems.append((key, f"{given!r} {relation} {input_key} ({input_path}): {why}; name a folder of "
+                                      f"its own, outside every input"))
                 break
     return problems
 
