@@ -8,7 +8,7 @@ sys.path.insert(0, SCRIPTS)
 from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
-from ctxret import guards, preflight, runlock, written  # noqa: E402 (the package lives under scripts/)
+from ctxret import guards, preflight, runlock, secrets, written  # noqa: E402 (the package lives under scripts/)
 from ctxret.bm25 import RULE as BM25_RULE  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
@@ -20,8 +20,8 @@ from ctxret.schema import complete, merged, read_config  # noqa: E402
 
 
 def fail(error):
-    """Stop while the workflow is read, with one line (no traceback)."""
-    sys.exit(f"error: {error}")
+    """Stop while the workflow is read, with one line (no traceback, no key)."""
+    sys.exit(secrets.redact(f"error: {error}"))
 
 
 def workflow_file(path):
@@ -37,6 +37,7 @@ try:
     if not workflow.overwrite_configfiles:
         config.update(merged(read_config(workflow_file(CONFIG_FILES[0])), dict(config)))
     COMPLETED = complete(config, CONFIG_FILES)
+    secrets.keep_keys_of(COMPLETED)
     check(COMPLETED, Path(workflow.basedir))  # every setting, before the corpus is read (and the store written)
     for key, message in guards.other_corpus_problems(COMPLETED["results"], COMPLETED["corpus"]):
         raise Problem(key, message)

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import FAKE_CLAUDE
+from fakes.llm_servers import anthropic_server, openai_server
 from test_importers import FORMATS
 from workflow import MINI, ROOT, SNAKEMAKE
 
@@ -177,6 +178,20 @@ def _dead_endpoint(x: Experiment) -> None:
                            "base_url": f"http://127.0.0.1:{_closed_port()}", "timeout_s": 5})
 
 
+def _twice(x: Experiment, extra: str = "results: elsewhere\n") -> str:
+    """The config as YAML with `extra` (a key written again) at its end."""
+    return yaml.safe_dump(x.config, allow_unicode=True) + extra
+
+
+def _results_holding(x: Experiment, key: str, source: Path) -> None:
+    """A copy of `source` in a folder given as results, the input at `key` read from there."""
+    folder = x.tmp / "inputs"
+    folder.mkdir()
+    shutil.copy(source, folder / source.name)
+    x.set(key, str(folder / source.name))
+    x.set("results", str(folder))
+
+
 GOLD = "results/gold.json"
 QUESTIONS = "results/questions.jsonl"
 CASES = [
@@ -236,6 +251,38 @@ CASES = [
          r"{config}:\d+: contexts.llm: Additional properties are not allowed \('executable' was unexpected\)"),
     Case("api backend without a model", lambda x: x.set("contexts.llm", {"backend": "openai", "base_url": "http://h/v1"}),
          r"{config}:\d+: contexts.llm: 'model' is a required property"),
+    # ---- accepted in silence before: the number, field or name that would have been used as is
+    Case("a NaN", lambda x: x.set("pairs.alpha", float("nan")),
+         r"{config}:\d+: pairs.alpha: nan is not a finite number; write a number"),
+    Case("a NaN in a list", lambda x: x.set("pairs.planning_diffs", [0.05, float("nan")]),
+         r"{config}:\d+: pairs.planning_diffs.1: nan is not a finite number"),
+    Case("a NaN BM25 k1", lambda x: x.set("bm25.k1", float("nan")),
+         r"{config}:\d+: bm25.k1: nan is not a finite number"),
+    Case("an infinite backoff", lambda x: x.set("contexts.backoff_s", float("inf")),
+         r"{config}:\d+: contexts.backoff_s: inf is not a finite number"),
+    Case("an infinite RRF k", lambda x: x.set("fusion.presets.reference", {
+        "k": float("-inf"), "rank_base": 1, "depth": 20, "weights": {"dense": 1.0, "bm25": 1.0}}),
+         r"{config}:\d+: fusion.presets.reference.k: -inf is not a finite number"),
+    Case("an absurd top_k", lambda x: x.set("search.top_k", 10 ** 30),
+         r"{config}:\d+: search.top_k: 1000000000000000000000000000000 is greater than the maximum of 10000"),
+    Case("a key written twice", lambda x: setattr(x, "raw_config", _twice(x)),
+         r"{config}:(\d+): results: written twice \(lines \d+ and \1\); YAML would keep only the later: keep one"),
+    Case("a nested key written twice", lambda x: setattr(x, "raw_config", _twice(x, "pairs:\n  seed: 1\n  seed: 2\n")),
+         r"{config}:\d+: pairs.seed: written twice \(lines \d+ and \d+\)"),
+    Case("an unknown t1_template field", lambda x: x.set("chunking.t1_template", "{title}\n{foo}\n\n{body}"),
+         r"{config}:\d+: chunking.t1_template: \{{foo\}} is not a field of a chunk \(only \{{title\}}, "
+         r"\{{section\}} and \{{body\}}\): it would be written as is into every T1 text"),
+    Case("a primary comparing a condition with itself", lambda x: x.set("pairs.primary", [{"a": "e5:T1", "b": "e5:T1"}]),
+         r"{config}:\d+: pairs.primary.0: compares e5:T1 with itself; name two different conditions"),
+    Case("a primary becoming itself by the fallback", lambda x: x.set("pairs.primary", [{"a": "e5:X1", "b": "e5:A1"}]),
+         r"{config}:\d+: pairs.primary.0: compares e5:X1 with itself \(A1 replaced by the fallback X1\)"),
+    Case("a variant pair naming an unknown variant", lambda x: x.set("pairs.variant_pairs", [["T1", "Z9"]]),
+         r"{config}:\d+: pairs.variant_pairs.0: 'Z9' is not a variant \(T0, T1, X1, A1\)"),
+    Case("a variant pair of one variant", lambda x: x.set("pairs.variant_pairs", [["T0", "T1"], ["X1", "X1"]]),
+         r"{config}:\d+: pairs.variant_pairs.1: compares X1 with itself; name two variants"),
+    Case("max_length beyond the model's positions", lambda x: x.set("models.e5.max_length", 100000),
+         r"{config}:\d+: models.e5.max_length: 100000 is above the 512 positions of "
+         r"'intfloat/multilingual-e5-small'; at most 512"),
     # ---- what the config refers to
     Case("model slot variants", lambda x: x.set("models.e5.variants", ["T1", "T9"]),
          r"{config}:\d+: models.e5.variants.1: 'T9' is not one of \['T0', 'T1', 'X1', 'A1'\]"),
@@ -260,6 +307,41 @@ CASES = [
          r"{config}:\d+: store: is empty: name a directory outside results"),
     Case("results among the code", lambda x: x.set("results", str(ROOT / "scripts" / "out")),
          r"{config}:\d+: results: '.*/scripts/out' is inside the checkout's scripts/; name a directory of its own"),
+    Case("results inside the corpus folder", lambda x: x.set("results", str(x.articles / "out")),
+         r"{config}:\d+: results: '{articles}/out' is inside corpus.path \({articles}\): its files would be read as "
+         r"part of the input; name a folder of its own, outside every input"),
+    Case("results the question file's folder", lambda x: x.set("results", str(x.qdir)) or x.set("questions.sets", {
+        "H": str(x.questions("h"))}) or x.set("questions.groups", {"HP": ["H"]}) or x.set("questions.gap_sets", []),
+         r"{config}:\d+: results: '{questions}' holds questions.sets.H \({questions}/questions-h.jsonl\): Snakemake "
+         r"deletes an output before writing it, and deleting results would delete the input; name a folder of its "
+         r"own, outside every input"),
+    Case("results the corpus folder", lambda x: x.set("results", str(x.articles)),
+         r"{config}:\d+: results: '{articles}' is corpus.path"),
+    Case("results holding the corpus", lambda x: x.set("results", "corpus"),
+         r"{config}:\d+: results: 'corpus' holds corpus.path"),
+    Case("store the corpus folder", lambda x: x.set("store", str(x.articles)),
+         r"{config}:\d+: store: '{articles}' is corpus.path"),
+    Case("results holding the slug list", lambda x: _results_holding(x, "corpus.slugs", x.freeze()),
+         r"{config}:\d+: results: '{tmp}/inputs' holds corpus.slugs \({tmp}/inputs/slugs.txt\)"),
+    Case("results holding the prompt", lambda x: _results_holding(x, "contexts.prompt",
+                                                                  ROOT / "config" / "context-prompt.txt"),
+         r"{config}:\d+: results: '{tmp}/inputs' holds contexts.prompt \({tmp}/inputs/context-prompt.txt\)"),
+    Case("results holding the prices", lambda x: _results_holding(x, "contexts.prices", ROOT / "config" / "prices.yaml"),
+         r"{config}:\d+: results: '{tmp}/inputs' holds contexts.prices \({tmp}/inputs/prices.yaml\)"),
+    Case("results a system folder", lambda x: x.set("results", "/etc"),
+         r"{config}:\d+: results: '/etc' is inside the system folder /etc; name a folder of its own for this "
+         r"experiment"),
+    Case("results the root", lambda x: x.set("results", "/"),
+         r"{config}:\d+: results: '/' is a system folder; name a folder of its own for this experiment"),
+    Case("store the home folder", lambda x: x.set("store", os.path.expanduser("~")),
+         r"{config}:\d+: store: '.*' is a system folder \(the home folder\)"),
+    Case("results holding the checkout", lambda x: x.set("results", str(ROOT.parent)),   # (or /tmp: a system one)
+         r"{config}:\d+: results: '.*' (holds the checkout \(.*\)|is a system folder); name a folder of its own"),
+    Case("results a regular file", lambda x: x.set("results", str(x.questions("h"))),
+         r"{config}:\d+: results: '{questions}/questions-h.jsonl' is a file, not a folder"),
+    Case("store under a regular file", lambda x: x.set("store", str(x.questions("h") / "store")),
+         r"{config}:\d+: store: '{questions}/questions-h.jsonl/store' is under '{questions}/questions-h.jsonl', "
+         r"which is a file"),
     Case("a cut-off beyond the runs' depth", lambda x: x.set("score.ks", [5, 50]),
          r"{config}:\d+: score.ks.1: 50 is beyond search.top_k \(20\): the runs hold 20 chunks a question"),
     Case("a negative fusion weight", lambda x: x.set("fusion.presets.reference", {
@@ -431,6 +513,82 @@ def test_a_bad_input_stops_with_one_line_and_writes_nothing(tmp_path, case):
     else:
         assert not (tmp_path / case.target).exists()
         assert not list(results.rglob("*.tmp"))
+
+
+def _questions_named_like_an_output(x: Experiment) -> Path:
+    """The H questions kept as data/questions.jsonl, the name of the questions stage's output."""
+    kept = x.tmp / "data" / "questions.jsonl"
+    kept.parent.mkdir()
+    shutil.copy(x.questions("h"), kept)
+    x.set("questions.sets.H", str(kept))
+    return kept
+
+
+def _corpus_named_like_an_output(x: Experiment) -> Path:
+    """A chunked corpus table kept as data/docs.jsonl, the name of prep's output."""
+    kept = x.tmp / "data" / "docs.jsonl"
+    kept.parent.mkdir()
+    kept.write_text("".join(json.dumps(d) + "\n" for d in json.loads(
+        (FORMATS / "chunked" / "corpus.json").read_text(encoding="utf-8"))), encoding="utf-8")
+    _chunked(x, {"gold_chunks": ["py-1"]})
+    x.set("corpus.path", str(kept))
+    return kept
+
+
+@pytest.mark.parametrize("keep", [_questions_named_like_an_output, _corpus_named_like_an_output],
+                         ids=["question file", "corpus table"])
+def test_results_holding_an_input_refuses_to_run_and_the_input_survives(tmp_path, keep):
+    """results: the folder of an input named like one of the run's outputs. Snakemake deleted the
+    input before writing that output (then stopped on a cyclic graph): now the workflow refuses
+    while it is read, in one line, and the input is untouched."""
+    x = Experiment(tmp_path)
+    kept = keep(x)
+    before = kept.read_bytes()
+    x.set("results", str(kept.parent))
+    proc = x.run()
+    output = proc.stdout + proc.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert len(errors) == 1 and f"results: '{kept.parent}' holds " in errors[0], output[-3000:]
+    assert kept.read_bytes() == before
+    assert sorted(p.name for p in kept.parent.iterdir()) == [kept.name]
+
+
+def test_t0_alone_with_the_default_primaries_is_read_and_planned(tmp_path):
+    """variants: [T0] leaves no T1 for the chunking comparison nor for the default primaries: the
+    workflow is read (it stopped on a StopIteration) and says there is no verdict."""
+    x = Experiment(tmp_path)
+    x.set("variants", ["T0"])
+    x.set("models.e5.variants", ["T0"])
+    proc = x.run("-n")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "no primary comparison, so no verdict (declare pairs.primary for one)" in proc.stderr
+
+
+SECRET = "sk-proj-CtxretTestKey0123456789"
+
+
+@pytest.mark.parametrize("server_of, backend", [(openai_server, "openai"), (anthropic_server, "anthropic")])
+def test_a_key_a_server_echoes_is_in_no_line_and_no_file(tmp_path, server_of, backend):
+    """A server refusing the key with a 401 whose message repeats it: the error line names the
+    variable instead of the value, and no log, record or output holds the key."""
+    x = Experiment(tmp_path)
+    x.env["CTXRET_TEST_KEY"] = SECRET
+    with server_of() as server:
+        server.fail("401-echo", n=20)
+        x.set("contexts.llm", {"backend": backend, "model": "local", "api_key_env": "CTXRET_TEST_KEY",
+                               "base_url": f"{server.url}/v1" if backend == "openai" else server.url})
+        proc = x.run("--resources=llm_workers=1", "results/var-A1.jsonl")
+    output = proc.stdout + proc.stderr
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1 and "Traceback" not in output, output[-3000:]
+    assert len(errors) == 1 and "HTTP 401: " in errors[0] and "provided: [$CTXRET_TEST_KEY]." in errors[0], \
+        output[-3000:]
+    assert SECRET in json.dumps(server.requests[0]["headers"])       # the key was sent, and echoed
+    assert SECRET not in output
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]      # results, store, logs
+    assert any("logs" in p.parts for p in files)
+    assert [p for p in files if SECRET.encode() in p.read_bytes()] == []
 
 
 def test_bad_gold_stops_the_run_before_any_paid_call(tmp_path):

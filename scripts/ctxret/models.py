@@ -42,6 +42,15 @@ def known_prefixes(settings: dict) -> tuple[str, str] | None:
     return ("", "") if name == "bge-m3" else None
 
 
+def known_positions(settings: dict) -> int | None:
+    """How many token positions the slot's model has, for the families ctxret knows: 512 for
+    (multilingual-)e5 and the bundled backends, 8192 for bge-m3; None for any other model."""
+    name = Path(settings["model"]).name.lower()
+    if is_bundled(settings) or name.startswith(("multilingual-e5-", "e5-")):
+        return 512
+    return 8192 if name == "bge-m3" else None
+
+
 def model_identity(settings: dict) -> dict:
     """What determines a vector besides its text: model, weights, prefix, length, normalisation."""
     ident = {k: settings.get(k) for k in ("backend", "model", "revision", "query_prefix",

@@ -74,18 +74,22 @@ def resolve_primary(specs: list[dict], conditions: list[str], dense: str, fallba
     primary whose conditions this run does not have is left out instead."""
     out, used = [], False
     for i, spec in enumerate(specs):
-        sides = []
+        sides, replaced = [], False
         for side in (spec["a"], spec["b"]):
             cond = side.replace("{dense}", dense)
             retriever, _, variant = cond.rpartition(":")
             if cond not in conditions and variant == LLM_VARIANT and f"{retriever}:{fallback}" in conditions:
-                cond, used = f"{retriever}:{fallback}", True
+                cond, used, replaced = f"{retriever}:{fallback}", True, True
             sides.append(cond)
         missing = [c for c in sides if c not in conditions]
         if missing and skip_missing:
             continue
         if missing:
             raise problem(i, f"{missing[0]!r} is not a condition of this run ({', '.join(conditions)})")
+        if sides[0] == sides[1]:
+            raise problem(i, f"compares {sides[0]} with itself" + (f" (A1 replaced by the fallback {fallback})"
+                                                                   if replaced else "")
+                          + "; name two different conditions")
         if spec["group"] not in groups:
             raise problem(i, f"group {spec['group']!r} is not among {groups}")
         out.append({"a": sides[0], "b": sides[1], "group": spec["group"], "k": int(spec["k"]),

@@ -19,7 +19,7 @@ from .configlines import where
 from .errors import InputError
 from .importers import set_problem
 from .llm import free_context
-from .models import known_prefixes
+from .models import known_positions, known_prefixes
 from .outcomes import condition_name
 from .paired import resolve_primary
 from .planning import planning_side
@@ -197,9 +197,10 @@ class Plan:
         return pairs
 
     def chunking_strategies(self) -> list[dict]:
-        """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs."""
+        """The experiment's chunker (on T1) and each compared one (on T1.<chunker>), with their runs;
+        none without T1 (then nothing is compared: chunking.compare needs T1)."""
         return [{"name": c.name, "variant": c.variant, "retrievers": [r.name for r in self.retrievers_for(c.variant)]}
-                for c in self.chunkers]
+                for c in self.chunkers if "T1" in self.variant_names]
 
     def embed_shards(self, sizes: dict[str, int]) -> list[list[str]]:
         """The documents of each embedding shard (kept documents' slug -> characters)."""
@@ -348,7 +349,12 @@ def _resolve_defaults(config: dict) -> list[str]:
 
 
 def _resolved_prefixes(name: str, slot: dict) -> dict:
-    """A prefix left out (null) becomes the model's own; a model ctxret does not know needs both."""
+    """A prefix left out (null) becomes the model's own; a model ctxret does not know needs both.
+    A max_length beyond a known model's positions is a Problem."""
+    positions = known_positions(slot)
+    if positions is not None and slot["max_length"] > positions:
+        raise Problem(f"models.{name}.max_length", f"{slot['max_length']} is above the {positions} positions of "
+                                                   f"{slot['model']!r}; at most {positions}")
     if slot["query_prefix"] is not None and slot["passage_prefix"] is not None:
         return slot
     known = known_prefixes(slot)
@@ -415,11 +421,26 @@ def _check_references(config: dict, checkout: Path) -> None:
     if corpus["slugs"] and corpus["format"] != "manifests":
         raise Problem("corpus.slugs", f"a frozen slug list is for format manifests, not {corpus['format']!r}")
     for key, message in [*guards.place_problems(config["results"], config["store"], checkout),
+                         *guards.input_problems(config["results"], config["store"], _inputs(config, checkout), checkout),
                          *guards.cutoff_problems(config["score"]["ks"], config["search"]["top_k"]),
                          *metrics.measure_problems(config["score"], config["search"]["top_k"]),
                          *guards.overlap_problems(chunking),
+                         *guards.template_problems(chunking),
+                         *guards.variant_pair_problems(config["pairs"]["variant_pairs"], ["T0", "T1", FREE_VARIANT,
+                                                       PAID_VARIANT, *(f"T1.{c}" for c in chunking["compare"])]),
                          *guards.fusion_problems(presets)]:
         raise Problem(key, message)
+
+
+def _inputs(config: dict, checkout: Path) -> dict[str, str]:
+    """The files and folders the run reads, by the key that names them (a relative prompt or
+    prices file not in the working directory is the checkout's, as the workflow reads it)."""
+    corpus, contexts = config["corpus"], config["contexts"]
+    found = {"corpus.path": corpus["path"], "corpus.slugs": corpus["slugs"],
+             **{f"questions.sets.{name}": spec.get("path", "") for name, spec in config["questions"]["sets"].items()},
+             **{f"contexts.{key}": contexts[key] if Path(contexts[key]).is_absolute() or Path(contexts[key]).exists()
+                else str(checkout / contexts[key]) for key in ("prompt", "prices")}}
+    return {key: path for key, path in found.items() if path}
 
 
 def bm25_primaries(specs: list[dict]) -> list[dict]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
+from . import secrets
 from .errors import InputError
 
 Hit = tuple[str, float]            # (chunk_id, score)
@@ -197,7 +197,7 @@ def private_copy(path: str) -> Iterator[str]:
 @contextlib.contextmanager
 def server_client(url: str, api_key_env: str | None):
     from qdrant_client import QdrantClient
-    client = QdrantClient(url=url, api_key=os.environ.get(api_key_env or "") or None, timeout=10,
+    client = QdrantClient(url=url, api_key=secrets.key(api_key_env), timeout=10,
                           check_compatibility=False)
     try:
         client.get_collections()

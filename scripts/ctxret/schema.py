@@ -2,16 +2,18 @@
 
 `complete(config)` validates a configuration against the schema and fills in every default; a
 question set given as a bare path is a JSONL set, a model slot named like a default slot takes
-what it leaves out from that slot. A problem is one InputError naming the key.
+what it leaves out from that slot. A problem is one InputError naming the key: a key written
+twice in a file and a number that is not finite (.nan, .inf) are problems wherever they are.
 """
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import yaml
 
-from .configlines import where
+from .configlines import repeated_key, where
 from .errors import InputError
 from .fileio import read_text
 
@@ -62,6 +64,8 @@ def read_config(path: str) -> dict:
         raise InputError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
     if not isinstance(config, dict):
         raise InputError(f"{path}: a config file is a mapping of keys at the top level")
+    if repeated_key(path):
+        raise InputError(repeated_key(path))
     return config
 
 
@@ -80,6 +84,18 @@ def _defaulting_validator(schema: dict):
     return validators.extend(Draft202012Validator, {"properties": properties})(schema)
 
 
+def not_finite(node, path=()):
+    """(path, value) of every NaN or infinite number in `node` (YAML's .nan, .inf)."""
+    if isinstance(node, float) and not math.isfinite(node):
+        yield list(path), node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from not_finite(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from not_finite(value, (*path, i))
+
+
 def key_path(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
@@ -95,7 +111,12 @@ def unexpected(error) -> list[str]:
 def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
     """A copy of `config` (read from the YAML files `sources`) with every default filled in;
     InputError naming the file, line and key of the first problem found."""
+    for source in sources:
+        if repeated_key(source):
+            raise InputError(repeated_key(source))
     config = copy.deepcopy(config)
+    for path, value in not_finite(config):
+        raise InputError(f"{where(sources, path)}: {key_path(path)}: {value} is not a finite number; write a number")
     sets = (config.get("questions") or {}).get("sets")
     if isinstance(sets, dict):
         for name, value in sets.items():

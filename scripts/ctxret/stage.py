@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
-from . import written
+from . import secrets, written
 from .errors import InputError
 
 
@@ -19,12 +19,14 @@ def jobs_import_from(scripts: str) -> None:
 
 
 class _Tee:
+    """Writes to every stream, each known key redacted."""
+
     def __init__(self, *streams: TextIO):
         self.streams = streams
 
     def write(self, text: str) -> int:
         for s in self.streams:
-            s.write(text)
+            s.write(secrets.redact(text))
             s.flush()
         return len(text)
 
@@ -34,7 +36,8 @@ class _Tee:
 
 
 def run_logged(func: Callable[[], None], log: str | None) -> None:
-    """Call `func` with stdout copied to `log`; an InputError exits 1 with its message."""
+    """Call `func` with stdout copied to `log`; an InputError exits 1 with its message (in both,
+    every known key redacted)."""
     log_file = None
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +47,7 @@ def run_logged(func: Callable[[], None], log: str | None) -> None:
         with contextlib.redirect_stdout(_Tee(*streams)):
             func()
     except InputError as e:
-        message = f"error: {e}\n"
+        message = secrets.redact(f"error: {e}\n")
         sys.stderr.write(message)
         if log_file:
             log_file.write(message)
@@ -59,6 +62,7 @@ def snakemake_stage(smk, func: Callable[..., None]) -> None:
     The files it reads are checked against what their producers wrote; what it writes is recorded."""
     log = smk.log[0] if len(smk.log) else None
     results = smk.config["results"]
+    secrets.keep_keys_of(smk.config)
 
     def job() -> None:
         written.verify(results, smk.input)

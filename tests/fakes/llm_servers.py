@@ -66,9 +66,10 @@ class FakeServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def fail(self, mode: str, n: int = 1) -> None:
-        """The next `n` requests answer `mode`: "401", "429", "500", "sleep" (then answer late), or
-        200 with a body that is not the API's answer (a key of MALFORMED)."""
-        if mode not in ("401", "429", "500", "sleep", *MALFORMED):
+        """The next `n` requests answer `mode`: "401", "401-echo" (a 401 whose message echoes the key
+        sent, as some proxies do), "429", "500", "sleep" (then answer late), or 200 with a body that
+        is not the API's answer (a key of MALFORMED)."""
+        if mode not in ("401", "401-echo", "429", "500", "sleep", *MALFORMED):
             raise ValueError(mode)
         with self._lock:
             self._plan += [mode] * n
@@ -97,6 +98,10 @@ class FakeServer:
             self._stop.wait(self.sleep_s)
         elif mode in MALFORMED:
             return 200, MALFORMED[mode]
+        elif mode == "401-echo":
+            sent = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+            return 401, {"error": {"message": f"Incorrect API key provided: {sent}.", "type": "invalid_request_error",
+                                   "param": None, "code": "invalid_api_key"}}
         elif mode is not None:
             return self.error(int(mode))
         if self.api == "anthropic":

@@ -1,8 +1,7 @@
 """anthropic: the Messages API through the official SDK, the document as a cached system block."""
 from __future__ import annotations
 
-import os
-
+from .. import secrets
 from ..errors import InputError
 from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 
@@ -18,7 +17,7 @@ class AnthropicBackend(SdkBackend):
         return anthropic
 
     def __init__(self, settings: dict):
-        api_key = os.environ.get(settings["api_key_env"])
+        api_key = secrets.key(settings["api_key_env"])
         if not api_key:
             raise InputError(f"llm backend 'anthropic': environment variable {settings['api_key_env']} is not set")
         super().__init__(settings, api_key)

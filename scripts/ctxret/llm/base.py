@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..secrets import redact
 from ..usage import USAGE_KEYS
 
 CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status")
@@ -24,11 +25,13 @@ class CallResult:
 
 
 class AttemptFailed(Exception):
-    """One discarded attempt; `cause` is one of CAUSES. `raw` is the answer, if one came."""
+    """One discarded attempt; `cause` is one of CAUSES. `raw` is the answer, if one came. A key
+    the detail echoes is redacted (the detail is stored)."""
 
     def __init__(self, cause: str, detail: str, raw: dict | None = None):
         if cause not in CAUSES:
             raise ValueError(f"unknown cause {cause!r}")
+        detail = redact(detail)
         super().__init__(f"{cause}: {detail}")
         self.cause = cause
         self.detail = detail
@@ -37,7 +40,11 @@ class AttemptFailed(Exception):
 
 class Unreachable(Exception):
     """The service cannot be reached or refuses this client (connection refused, an unknown host,
-    401, 403 or another 4xx): asking again will not help, so the run stops at once."""
+    401, 403 or another 4xx): asking again will not help, so the run stops at once. A key the
+    message echoes is redacted."""
+
+    def __init__(self, message: str):
+        super().__init__(redact(message))
 
 
 class Backend:

@@ -6,8 +6,7 @@ tokens too, so the uncached input is `prompt_tokens - cached_tokens`.
 """
 from __future__ import annotations
 
-import os
-
+from .. import secrets
 from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
 
 
@@ -22,7 +21,7 @@ class OpenAIBackend(SdkBackend):
         return openai
 
     def __init__(self, settings: dict):
-        super().__init__(settings, os.environ.get(settings["api_key_env"]) or "none")
+        super().__init__(settings, secrets.key(settings["api_key_env"]) or "none")
 
     def create(self, system: str, user: str):
         return self.client.chat.completions.create(
