@@ -39,8 +39,9 @@ try:
     COMPLETED = complete(config, CONFIG_FILES)
     secrets.keep_keys_of(COMPLETED)
     check(COMPLETED, Path(workflow.basedir))  # every setting, before the corpus is read (and the store written)
-    for key, message in guards.other_corpus_problems(COMPLETED["results"], COMPLETED["corpus"]):
-        raise Problem(key, message)
+    if not runlock.held(COMPLETED["results"]):  # a live run there: its lock names it when this one starts
+        for key, message in guards.other_corpus_problems(COMPLETED["results"], COMPLETED["corpus"]):
+            raise Problem(key, message)
     KEPT = kept_corpus(COMPLETED["corpus"], COMPLETED["store"])
     P = plan(COMPLETED, Path(workflow.basedir), KEPT.letters)
     KEPT_SIZES = KEPT.sizes
