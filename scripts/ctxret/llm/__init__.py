@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..errors import InputError
 from .anthropic_api import AnthropicBackend
+from .anthropic_batch import AnthropicBatchBackend
 from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreachable
 from .claude_cli import ClaudeCliBackend
 from .heuristic import HeuristicBackend
@@ -56,6 +57,8 @@ BACKENDS = {spec.name: spec for spec in (
                 {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"}),
     BackendSpec("anthropic", AnthropicBackend, SDK_SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}),
+    BackendSpec("anthropic-batch", AnthropicBatchBackend, SDK_SETTINGS,
+                {"first": "cache_creation_input_tokens", "user": "input_tokens"}, batch=True),
     BackendSpec("openai", OpenAIBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
     BackendSpec("heuristic", HeuristicBackend, ("language",), prices_key=None),
 )}
