@@ -31,7 +31,7 @@ TEMPLATE = ROOT / "config" / "context-prompt.txt"
 PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
-FAST = {"max_wait_h": 1.0, "poll_s": 0.05, "poll_max_s": 0.2, "progress_s": 0.3}
+FAST = {"max_wait_h": 1.0, "at_max_wait": "leave", "poll_s": 0.05, "poll_max_s": 0.2, "progress_s": 0.3}
 
 
 @pytest.fixture(autouse=True)
@@ -163,6 +163,30 @@ def test_a_batch_running_at_the_maximum_wait_leaves_a_line_and_the_next_run_coll
         run(io)
     assert len(creates(server)) == 1 and len(records(io)) == len(chunks)
     assert f"requests submitted 0, answers collected {len(chunks)}" in capsys.readouterr().out
+
+
+def test_at_the_maximum_wait_cancel_keeps_what_was_answered_and_the_next_run_sends_the_rest(tmp_path, capsys):
+    docs, chunks = demo()
+    with anthropic_server() as server:
+        server.batch_delay_s = 4
+        io = job(tmp_path, server, docs, chunks, max_wait_h=2.0 / 3600, at_max_wait="cancel")
+        with pytest.raises(InputError, match=r"1 batches canceled after contexts.batch.max_wait_h .* requests were "
+                                             r"not answered: run again to send them in a new batch"):
+            run(io)
+        [batch_id] = server.batches
+        assert [r["path"] for r in server.requests if r["path"].endswith("/cancel")] == \
+            [f"/v1/messages/batches/{batch_id}/cancel"]
+        out = capsys.readouterr().out
+        assert f"batch {batch_id}: canceled at contexts.batch.max_wait_h; collecting what it answered" in out
+        answered = sum(ContextStore(io["params"]["store"]).answer(r["custom_id"]) is not None
+                       for r in creates(server)[0]["requests"])
+        assert 0 < answered < len(chunks)
+        server.batch_delay_s = 0
+        run(io)
+    assert [len(b["requests"]) for b in creates(server)] == [len(chunks), len(chunks) - answered]
+    got = records(io)
+    assert len(got) == len(chunks)
+    assert summarize(got, len(chunks), PRICES)["discarded"] == {"canceled": len(chunks) - answered}
 
 
 KILL_SCRIPT = """

@@ -11,7 +11,8 @@ ones read), split by the provider's limits (requests, bytes). Nothing is paid tw
 - a request that errored, expired or was canceled is counted by cause (the record's
   `discarded`, so the ledger) and sent again in a later batch, up to contexts.attempts in all;
 - a batch still running at contexts.batch.max_wait_h leaves one line per batch and fails the job
-  (InputError): the next run collects it.
+  (InputError): the next run collects it (at_max_wait: leave), or it is canceled, what it
+  answered is stored and the next run sends the rest again (at_max_wait: cancel).
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ class Request:
 class Waiting:
     """contexts.batch: how long to wait and how often to look."""
     max_wait_h: float
+    at_max_wait: str      # leave: the next run collects the open batches; cancel: cancel them, keep their answers
     poll_s: float
     poll_max_s: float
     progress_s: float
@@ -177,9 +179,10 @@ class BatchRun:
         interval, next_line = self.waiting.poll_s, self.clock()
         open_entries = list(entries)
         total = sum(len(e["keys"]) for e in entries)
+        states = {}   # every batch's last state, the ended ones' included
         while open_entries:
-            states = {e["batch_id"]: self.call(lambda e=e: self.backend.state(e["batch_id"]), "polling")
-                      for e in open_entries}
+            states.update({e["batch_id"]: self.call(lambda e=e: self.backend.state(e["batch_id"]), "polling")
+                           for e in open_entries})
             for e in [e for e in open_entries if states[e["batch_id"]].status == "ended"]:
                 self.retry += self.collect(e)
                 open_entries.remove(e)
@@ -196,8 +199,9 @@ class BatchRun:
             if self.clock() >= deadline:
                 for e in open_entries:
                     s = states[e["batch_id"]]
+                    then = "run again to collect" if self.waiting.at_max_wait == "leave" else "canceling it"
                     print(f"batch {e['batch_id']} {len(e['keys']) - s.counts.get('processing', 0):,} of "
-                          f"{len(e['keys']):,} done; run again to collect", flush=True)
+                          f"{len(e['keys']):,} done; {then}", flush=True)
                 return open_entries
             self.sleep(max(0.0, min(interval, deadline - self.clock(), next_line - self.clock())))
             interval = min(interval * 2, self.waiting.poll_max_s)
@@ -241,6 +245,16 @@ def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Pr
     open_entries = resumed + (run.submit(todo) if todo else [])
     while open_entries:
         still_open = run.wait_for(open_entries, started)
+        if still_open and waiting.at_max_wait == "cancel":
+            for e in still_open:
+                run.call(lambda e=e: backend.cancel(e["batch_id"]), "canceling a batch")
+                print(f"batch {e['batch_id']}: canceled at contexts.batch.max_wait_h; collecting what it answered",
+                      flush=True)
+            run.wait_for(still_open, run.clock())    # canceling ends within minutes
+            left = sum(not run.answered(k) for e in still_open for k in e["keys"])
+            raise InputError(f"{len(still_open)} batches canceled after contexts.batch.max_wait_h "
+                             f"({waiting.max_wait_h:g} h); their answers are stored, {left:,} requests were not "
+                             f"answered: run again to send them in a new batch")
         if still_open:
             raise InputError(f"{len(still_open)} batches still running after contexts.batch.max_wait_h "
                              f"({waiting.max_wait_h:g} h); their answers are collected by the next run, "
