@@ -146,7 +146,7 @@ class BatchRun:
     def collect(self, entry: dict) -> list[str]:
         """Store every answer of an ended batch as its results are read; the keys that failed."""
         failed, seen = [], set()
-        for key, outcome in self.call(lambda: list(self.backend.results(entry["batch_id"])), "reading results"):
+        for key, outcome in self.call(lambda: self.backend.results(entry["batch_id"]), "reading results"):
             seen.add(key)
             request = self.requests.get(key)
             if isinstance(outcome, AttemptFailed):

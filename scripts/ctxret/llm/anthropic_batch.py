@@ -54,20 +54,21 @@ class AnthropicBatchBackend(AnthropicBackend):
         sdk_call(self.sdk, self.url, lambda: self.client.messages.batches.cancel(batch_id))
 
     def results(self, batch_id: str) -> Iterator[tuple[str, CallResult | AttemptFailed]]:
-        """(custom_id, its CallResult or the AttemptFailed of its outcome) of an ended batch, as
-        the results file is read."""
+        """(custom_id, its CallResult or the AttemptFailed of its outcome) of an ended batch, line
+        by line as the results file streams in (the request is made here, the lines read later)."""
         lines, _ = sdk_call(self.sdk, self.url, lambda: self.client.messages.batches.results(batch_id))
-        for line in lines:
-            result = line.result
-            if result.type == "succeeded":
-                try:
-                    yield line.custom_id, self.result(result.message, 0)
-                except AttemptFailed as e:
-                    yield line.custom_id, e
-            elif result.type == "errored":
-                error = getattr(result.error, "error", None)
-                detail = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}"
-                yield line.custom_id, AttemptFailed("errored", short(detail), result.model_dump(mode="json"))
-            else:
-                yield line.custom_id, AttemptFailed(result.type, f"the batch {batch_id} ended with this "
-                                                                 f"request {result.type}")
+        return (self.outcome(batch_id, line) for line in lines)
+
+    def outcome(self, batch_id: str, line) -> tuple[str, CallResult | AttemptFailed]:
+        result = line.result
+        if result.type == "succeeded":
+            try:
+                return line.custom_id, self.result(result.message, 0)
+            except AttemptFailed as e:
+                return line.custom_id, e
+        if result.type == "errored":
+            error = getattr(result.error, "error", None)
+            detail = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}"
+            return line.custom_id, AttemptFailed("errored", short(detail), result.model_dump(mode="json"))
+        return line.custom_id, AttemptFailed(result.type, f"the batch {batch_id} ended with this request "
+                                                          f"{result.type}")
