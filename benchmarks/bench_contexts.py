@@ -6,17 +6,23 @@ against the loopback fake Messages API (tests/fakes/llm_servers.py), which answe
 so what is timed is the workflow's own cost. Per scale, with --cores 2 and the default profile
 (llm_workers=4):
 
-- set-up: prep, chunks, qcheck and the estimate (what the A1 jobs wait for);
+- set-up: prep, chunks, qcheck, the estimate and the preregistration (what the A1 jobs wait
+  for; its free runs embedded by bench_scale's tiny stand-in model, not the default e5);
 - A1: `var-A1.jsonl` (per-document shards, one job per document, the variant file): time,
   calls, files written (results/, the store, Snakemake's .snakemake/), peak memory, and the most
   documents whose calls were in flight at once;
 - X1: `var-X1.jsonl` (one job for every document): the same;
 - a no-op rerun of both, and a rerun of both after deleting results/: 0 calls each;
+- A1 by the Message Batches API (anthropic-batch, the same fake, batches ending at once) into a
+  store of its own (so that it pays; the switch also reruns chunks, whose params name the store):
+  one job for every document, the requests it submits, files written; then again with A1's
+  files deleted: 0 requests submitted, the files one batch job writes;
 - then the store: one run's 4,400 vectors (384 floats) looked up in a store holding one run's
   entries and one holding 100 runs'.
 
-Targets: 4 documents in flight at 1x; 0 calls on both reruns; in results/ (logs aside), at most
-2 files written per document for A1 (shard, records) and 1 for X1, besides the variant file
+Targets: 4 documents in flight at 1x; 0 calls on both reruns; by batch, as many requests as A1's
+online calls, and 0 on its rerun; in results/ (logs aside), at most 2 files written per document
+for A1 (shard, records) and 1 for X1 and for A1 by batch, besides the variant file
 (nothing per chunk); every time at 10x <= 12x the
 1x time; the lookup among 100 runs' entries <= 2x the lookup among one run's (an index search
 grows with the logarithm of the entries; scanning every pack, as the store did before, grew
@@ -40,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bench_scale import GROWTH_PER_SCALE, ROOT, Invocation, build_inputs, snakemake
+from bench_scale import GROWTH_PER_SCALE, ROOT, Invocation, build_inputs, snakemake, stand_in_model
 from targets import load_line, target
 from ctxret.store import VectorStore
 
@@ -48,7 +54,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fakes.llm_servers import anthropic_server  # noqa: E402 (the tests' fake, beside them)
 
 IN_FLIGHT = 4             # llm_workers in profiles/default
-RESULTS_FILES_PER_DOC = {"A1": 2, "X1": 1}   # A1: its shard and its records; X1: its records
+RESULTS_FILES_PER_DOC = {"A1": 2, "X1": 1, "A1 by batch": 1}   # A1: its shard and its records; else its records
 LOOKUP_GROWTH = 2.0      # an index lookup: log(440,000) / log(4,400) = 1.5, plus cache misses
 STORE_RUNS, STORE_ROWS, STORE_DIMS = 100, 4400, 384
 
@@ -91,7 +97,11 @@ def most_in_flight(results: Path) -> int:
 
 
 def measure(scale: int, work: Path, server) -> dict[str, Step]:
-    config, _, _ = build_inputs(scale, work)
+    # the preregistration (an input of every A1 job) needs the free variants' runs: embedded by
+    # the tiny stand-in model (seconds), not the default e5 (over 20 minutes at 1x on 2 cores)
+    models = stand_in_model(work)
+    models["tiny"]["variants"] = ["T1", "A1"]
+    config, _, _ = build_inputs(scale, work, models=models)
     settings = yaml.safe_load(config.read_text(encoding="utf-8"))
     settings["contexts"]["llm"] = {"backend": "anthropic", "model": "claude-opus-5-5", "base_url": server.url}
     config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
@@ -105,7 +115,8 @@ def measure(scale: int, work: Path, server) -> dict[str, Step]:
         run = snakemake(config, logs / f"{name}.log", *(str(results / t) for t in targets))
         return Step(run, len(server.requests) - calls, written(before, mtimes(places)))
 
-    steps = {"set-up (prep..estimate)": step("set-up", "chunks.jsonl", "gold.json", "ctx/A1/estimate.json"),
+    steps = {"set-up (prep..prereg.)": step("set-up", "chunks.jsonl", "gold.json", "ctx/A1/estimate.json",
+                                             "preregistration.json"),
              "A1 contexts + variant": step("a1", "var-A1.jsonl")}
     steps["A1 contexts + variant"].in_flight = most_in_flight(results)
     steps["X1 contexts + variant"] = step("x1", "var-X1.jsonl")
@@ -114,7 +125,24 @@ def measure(scale: int, work: Path, server) -> dict[str, Step]:
         sys.exit(f"the rerun was not a no-op; log {logs / 'no-op.log'}")
     shutil.rmtree(results)
     steps["results/ deleted, rerun"] = step("deleted", "var-A1.jsonl", "var-X1.jsonl")
+    # A1 again by the Message Batches API (anthropic-batch), into a store of its own so that it
+    # pays: one job for every document; then its rerun with A1's files deleted (0 requests)
+    settings["contexts"]["llm"] = {"backend": "anthropic-batch", "model": "claude-opus-5-5", "base_url": server.url}
+    settings["contexts"]["batch"] = {"poll_s": 0.5, "poll_max_s": 2, "progress_s": 5}
+    places["store"] = work / "store-batch"
+    settings["store"] = str(places["store"])
+    config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
+    for label, name in (("A1 by batch + variant", "a1-batch"), ("A1 by batch, A1 deleted", "a1-batch-again")):
+        shutil.rmtree(results / "ctx" / "A1" / "docs")
+        (results / "var-A1.jsonl").unlink()
+        requests = batch_requests(server)
+        steps[label] = step(name, "var-A1.jsonl")
+        steps[label].calls = batch_requests(server) - requests   # requests submitted in batches
     return steps
+
+
+def batch_requests(server) -> int:
+    return sum(len(b["requests"]) for b in server.batches.values())
 
 
 def store_lookup(root: Path, runs: int) -> float:
@@ -145,11 +173,17 @@ def print_scale(scale: int, steps: dict[str, Step]) -> None:
     a1 = steps["A1 contexts + variant"]
     print(f"  A1: at most {a1.in_flight} documents in flight at once (--cores 2)")
     docs = 88 * scale
-    for variant in ("A1", "X1"):
-        files = steps[f"{variant} contexts + variant"].written["results"] - 1  # the variant file
+    # A1 by batch: its rerun's files (its first run also rewrites chunks.jsonl and what follows
+    # from it: the chunks rule's params name the store, which it switches)
+    for variant, label in (("A1", "A1 contexts + variant"), ("X1", "X1 contexts + variant"),
+                           ("A1 by batch", "A1 by batch, A1 deleted")):
+        files = steps[label].written["results"] - 1  # the variant file
         limit = RESULTS_FILES_PER_DOC[variant]
         target(f"{variant} contexts {scale}x: files in results/ per document", f"{files / docs:.2f}", f"<= {limit}",
                files <= limit * docs)
+    batch = [steps[k].calls for k in ("A1 by batch + variant", "A1 by batch, A1 deleted")]
+    target(f"A1 by batch {scale}x: requests submitted, then on the rerun", str(batch),
+           f"[{steps['A1 contexts + variant'].calls:,}, 0]", batch == [steps["A1 contexts + variant"].calls, 0])
     calls = [steps[k].calls for k in ("no-op rerun (A1, X1)", "results/ deleted, rerun")]
     target(f"A1 contexts {scale}x: calls on a no-op rerun, after deleting results/", str(calls), "[0, 0]",
            calls == [0, 0])

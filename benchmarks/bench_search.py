@@ -4,8 +4,9 @@
 
 The synthetic corpus of bench_scale.py at 1x (88 documents, 4,400 chunks, 100 questions), three
 variants (T0, T1, X1) and two dense models, like the reference: `e5` (384 dims) and `m3` (1024).
-Snakemake runs prep, chunks, questions and variants for real; the embeddings stand in (random
-unit vectors written as the embed rules' outputs, then `snakemake --touch`). Then, timed, each
+Snakemake runs prep, chunks, questions and variants for real (X1 counts tokens with the slots'
+tokenizers: each slot is a tiny random XLM-R, tests/tiny_model.py); the embeddings stand in
+(random unit vectors written as the embed rules' outputs, then `snakemake --touch`). Then, timed, each
 through Snakemake by its target files: the index rule twice (first with Kiwi analysing every
 text, then again with Kiwi's token lists read from the store: the difference is Kiwi's time),
 the dense and BM25 searches, and fusion with the cut of every run to `search.top_k`.
@@ -23,10 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_scale import build_inputs, planned_jobs, snakemake
+from bench_scale import ROOT, build_inputs, planned_jobs, snakemake
 from ctxret.vectors import TextsDigest, sidecar
 from ctxret.fileio import read_jsonl, write_json, write_npy
 from targets import load_line, target
+
+sys.path.insert(0, str(ROOT / "tests"))
+from tiny_model import build_tiny_xlmr  # noqa: E402 (the tests' tiny model, beside them)
 
 DIMS = {"e5": 384, "m3": 1024}
 LIMIT_S = 60.0
@@ -64,10 +68,9 @@ def main() -> None:
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-search-"))
     models = {}
-    for m in DIMS:  # an empty directory per model: the checks find "weights", the stand-ins load none
-        (work / "stand-in" / m).mkdir(parents=True, exist_ok=True)
-        models[m] = {"backend": "sentence-transformers", "model": str(work / "stand-in" / m),
-                     "variants": ["T0", "T1", "X1"]}
+    for m in DIMS:  # a tiny random XLM-R per slot: X1's token counts load its tokenizer; no vector comes from it
+        models[m] = {"backend": "sentence-transformers", "model": str(build_tiny_xlmr(work / "stand-in" / m)),
+                     "variants": ["T0", "T1", "X1"], "query_prefix": "", "passage_prefix": ""}
     config, _, _ = build_inputs(1, work, models=models)
     results, logs = work / "results", work / "logs"
     logs.mkdir()

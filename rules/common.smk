@@ -11,6 +11,7 @@ jobs_import_from(SCRIPTS)
 from ctxret import guards, preflight, runlock, secrets, written  # noqa: E402 (the package lives under scripts/)
 from ctxret.bm25 import RULE as BM25_RULE  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
+from ctxret.llm import backend_spec  # noqa: E402
 from ctxret.importers import corpus_files, set_files  # noqa: E402
 from ctxret.plan import Problem, check, plan  # noqa: E402
 from ctxret.presentation.pages import report_title  # noqa: E402

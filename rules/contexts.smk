@@ -14,38 +14,75 @@ rule ctx_shards:
         "../scripts/ctx_shards.py"
 
 
-# An LLM variant (A1): one job per document, its chunks one call after another (prompt cache).
-# A job waits on the network, not the CPU, so it holds no core (threads 0): `llm_workers`
-# alone caps the documents in flight, whatever --cores is. Priority: a free slot goes to the
-# next document before any other job.
-rule contexts:
-    input:
-        shard=f"{R}/ctx/shards/{{slug}}.json",
-        template=PROMPT,
-        checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck, the estimate and the
-        estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # preregistration (ancient: none of
-        preregistered=ancient(f"{R}/preregistration.json"),  # them reruns a context)
-    output:
-        f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
-    log:
-        f"{R}/logs/ctx/{{cvar}}-{{slug}}.log",
-    wildcard_constraints:
-        cvar="A1",
-    priority: 10
-    conda:
-        "../envs/contexts.yaml"
-    threads: 0
-    resources:
-        llm_workers=1,
-    params:
-        **context_params(
-            "{cvar}",
-            lambda wc: P.context_variants[wc.cvar],
-            config["contexts"]["attempts"],
-            config["contexts"]["backoff_s"],
-        ),
-    script:
-        "../scripts/contexts.py"
+# A1 by a batch API (contexts.llm.backend anthropic-batch): one job for every document. A batch
+# is priced and processed as a whole, a document's requests travel together, and one process
+# polls, collects and resumes the open batches (ctxret.batchctx); a job per document would submit
+# 88 batches and hold 88 pollers. It holds no core while it waits (threads 0).
+A1_BY_BATCH = "A1" in P.context_variants and backend_spec(P.context_variants["A1"]["backend"]).batch
+
+if A1_BY_BATCH:
+
+    rule contexts_batch:
+        input:
+            docs=f"{R}/docs.jsonl",
+            chunks=f"{R}/chunks.jsonl",
+            template=PROMPT,
+            checked=ancient(f"{R}/gold.json"),  # as rule contexts: nothing paid before these
+            estimated=ancient(f"{R}/ctx/A1/estimate.json"),
+            preregistered=ancient(f"{R}/preregistration.json"),
+        output:
+            P.context_files("A1", KEPT_SLUGS),
+        log:
+            f"{R}/logs/ctx/A1-batch.log",
+        priority: 10
+        conda:
+            "../envs/contexts.yaml"
+        threads: 0
+        params:
+            **context_params(
+                "A1",
+                P.context_variants.get("A1"),
+                config["contexts"]["attempts"],
+                config["contexts"]["backoff_s"],
+            ),
+            batch=config["contexts"]["batch"],
+        script:
+            "../scripts/contexts_batch.py"
+
+else:
+
+    # An LLM variant (A1): one job per document, its chunks one call after another (prompt cache).
+    # A job waits on the network, not the CPU, so it holds no core (threads 0): `llm_workers`
+    # alone caps the documents in flight, whatever --cores is. Priority: a free slot goes to the
+    # next document before any other job.
+    rule contexts:
+        input:
+            shard=f"{R}/ctx/shards/{{slug}}.json",
+            template=PROMPT,
+            checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck, the estimate and the
+            estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # preregistration (ancient: none of
+            preregistered=ancient(f"{R}/preregistration.json"),  # them reruns a context)
+        output:
+            f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
+        log:
+            f"{R}/logs/ctx/{{cvar}}-{{slug}}.log",
+        wildcard_constraints:
+            cvar="A1",
+        priority: 10
+        conda:
+            "../envs/contexts.yaml"
+        threads: 0
+        resources:
+            llm_workers=1,
+        params:
+            **context_params(
+                "{cvar}",
+                lambda wc: P.context_variants[wc.cvar],
+                config["contexts"]["attempts"],
+                config["contexts"]["backoff_s"],
+            ),
+        script:
+            "../scripts/contexts.py"
 
 
 # The free variant (X1): every document in one job. It costs milliseconds a document, and

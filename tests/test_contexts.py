@@ -397,6 +397,57 @@ def test_estimate_by_hand():
         estimate(docs, chunks, prompt, "", prices, 10, "heuristic")
 
 
+def reference_workload():
+    """The reference run's shape: 88 documents, 2,427,550 characters, 4,369 chunks (calls)."""
+    doc_chars, calls, n_docs = 2_427_550, 4_369, 88
+    docs, chunks = [], []
+    for i in range(n_docs):
+        body = "카프카 컨슈머 " * (doc_chars // n_docs // 8)
+        docs.append({"slug": f"d{i}", "title": f"문서 {i}", "body": body})
+        n = calls // n_docs + (i < calls % n_docs)
+        chunks += [{"slug": f"d{i}", "title": f"문서 {i}", "section": "",
+                    "text": body[j * len(body) // n:(j + 1) * len(body) // n]} for j in range(n)]
+    return docs, chunks
+
+
+def test_the_reference_workload_costs_at_most_55_percent_by_batch(tmp_path, capsys):
+    """The reference paid $94.25 for 4,369 `claude -p` calls (opus); the estimate prices the same
+    calls online near that, and by a batch API at <= 55 % of it, printed side by side."""
+    docs, chunks = reference_workload()
+    assert len(chunks) == 4_369
+    cli = estimate(docs, chunks, PROMPT, EXTRA, model_prices(PRICES, "opus"), 170, "claude-cli")
+    assert abs(cli["online_cost_usd"] - 94.25) / 94.25 <= 0.10
+    assert cli["cost_usd"] == cli["online_cost_usd"] and cli["pays"] == "online"
+    for backend in ("claude-cli", "anthropic"):
+        e = estimate(docs, chunks, PROMPT, EXTRA, model_prices(PRICES, "opus"), 170, backend)
+        assert e["batch_cost_usd"] <= 0.55 * e["online_cost_usd"]
+    files = {"docs": write_lines(tmp_path / "docs.jsonl", docs), "chunks": write_lines(tmp_path / "chunks.jsonl", chunks)}
+    ctxreport.run_estimate(input=SimpleNamespace(**files, template=str(TEMPLATE), prices=str(ROOT / "config" / "prices.yaml")),
+                           output=SimpleNamespace(json=str(tmp_path / "estimate.json")),
+                           params=SimpleNamespace(llm={"backend": "anthropic", "model": "opus"}, extra_sentence=EXTRA,
+                                                  output_tokens=170))
+    written = json.loads((tmp_path / "estimate.json").read_text(encoding="utf-8"))
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("online $"))
+    assert line.strip() == (f"online ${written['online_cost_usd']:,.2f}, batch ${written['batch_cost_usd']:,.2f} "
+                            f"(50% of online); anthropic pays the online price")
+    from ctxret.presentation.pages import cost_lines
+    from ctxret.presentation.wording import wording
+    prereg = {"estimate": {**written}, "duration_hours": 1.8, "plan": {"workers": 4, "seconds_per_call": 6.0}}
+    committed = cost_lines(prereg, wording("en"))[0]
+    assert committed.endswith(f"(the same calls online ${written['online_cost_usd']:,.2f}, by a batch API "
+                              f"${written['batch_cost_usd']:,.2f}; this backend pays the online price)")
+
+
+def test_a_price_table_with_a_bad_batch_row_is_refused_naming_its_line(tmp_path):
+    from ctxret.prices import load_prices
+    text = (ROOT / "config" / "prices.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "prices.yaml"
+    bad.write_text(text.replace("batch: {input: 2.5,", "batch: {input: -2.5,", 1), encoding="utf-8")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "input: 2.5," in x)
+    with pytest.raises(InputError, match=rf"prices.yaml:{line}: models.claude-opus-5-5.batch.input: -2.5: a number"):
+        load_prices(str(bad))
+
+
 def test_the_estimate_stops_the_run_for_a_document_one_call_cannot_hold(tmp_path):
     """context_window of the price table: a 60,000-character document is about 42,000 tokens."""
     long = {"slug": "long", "title": "긴 글", "body": "가" * 60_000}

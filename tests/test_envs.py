@@ -15,18 +15,19 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
-RULE = re.compile(r"^(?:rule|checkpoint) (\w+):\n((?:[ \t]+.*\n|\n)*)", re.M)
-DIRECTIVE = r"^    {}:\s*\n\s+\"([^\"]+)\""
+# a rule at the top level or under an `if`/`else` (rules/contexts.smk), with its body
+RULE = re.compile(r"^([ \t]*)(?:rule|checkpoint) (\w+):\n((?:\1[ \t]+.*\n|\n)*)", re.M)
+DIRECTIVE = r"^{}    {}:\s*\n\s+\"([^\"]+)\""
 
 
 def rules() -> dict[str, tuple[Path, Path]]:
     """{rule: (script, env file)} for every rule that runs a script."""
     found = {}
     for smk in sorted((ROOT / "rules").glob("*.smk")):
-        for name, body in RULE.findall(smk.read_text(encoding="utf-8")):
-            script = re.search(DIRECTIVE.format("script"), body, re.M)
+        for indent, name, body in RULE.findall(smk.read_text(encoding="utf-8")):
+            script = re.search(DIRECTIVE.format(indent, "script"), body, re.M)
             if script:
-                env = re.search(DIRECTIVE.format("conda"), body, re.M)
+                env = re.search(DIRECTIVE.format(indent, "conda"), body, re.M)
                 assert env, f"{smk.name}: rule {name} runs a script without a conda env"
                 found[name] = ((smk.parent / script[1]).resolve(), (smk.parent / env[1]).resolve())
     return found
@@ -94,7 +95,7 @@ RULES = rules()
 
 
 def test_the_rules_are_found():
-    assert {"contexts", "contexts_free", "ctx_shards", "embed_chunks", "index", "score"} <= set(RULES)
+    assert {"contexts", "contexts_batch", "contexts_free", "ctx_shards", "embed_chunks", "index", "score"} <= set(RULES)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
@@ -111,6 +112,7 @@ def test_the_env_of_each_rule_holds_its_imports(rule):
 
 
 def test_the_contexts_env_has_both_sdks():
-    script, env = RULES["contexts"]
-    assert {"anthropic", "openai"} <= third_party_imports(script)
-    assert {"anthropic", "openai"} <= env_packages(env)
+    for rule in ("contexts", "contexts_batch"):
+        script, env = RULES[rule]
+        assert {"anthropic", "openai"} <= third_party_imports(script)
+        assert {"anthropic", "openai"} <= env_packages(env)

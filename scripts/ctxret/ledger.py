@@ -20,7 +20,8 @@ from .prompt import Prompt
 from .usage import INPUT_KINDS, USAGE_KEYS
 
 
-PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "chars_per_token", "context_window")
+PRICE_KINDS = ("input", "output", "cache_write", "cache_read")   # $ per million tokens
+PRICE_FIELDS = (*PRICE_KINDS, "chars_per_token", "context_window")
 
 
 def price_problem(table) -> tuple[list, str] | None:
@@ -36,6 +37,14 @@ def price_problem(table) -> tuple[list, str] | None:
             value = row.get(field)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 return ["models", name, field], f"{'missing' if value is None else repr(value)}: a number >= 0 is needed"
+        if "batch" in row:
+            if not isinstance(row["batch"], dict):
+                return ["models", name, "batch"], "a mapping of the batch APIs' prices (input, output, cache_write, cache_read)"
+            for field in PRICE_KINDS:
+                value = row["batch"].get(field)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                    return (["models", name, "batch", field],
+                            f"{'missing' if value is None else repr(value)}: a number >= 0 is needed")
     return None
 
 
@@ -48,17 +57,36 @@ def model_prices(table: dict, model: str) -> dict:
                      f"(add it to config/prices.yaml)")
 
 
+def batch_prices(row: dict) -> dict | None:
+    """The price row with the batch APIs' prices in place of the online ones; None when the
+    table states none for this model."""
+    return None if row.get("batch") is None else {**row, **row["batch"]}
+
+
 def priced(usage: dict, prices: dict) -> float:
     return (usage["input_tokens"] * prices["input"] + usage["output_tokens"] * prices["output"]
             + usage["cache_creation_input_tokens"] * prices["cache_write"]
             + usage["cache_read_input_tokens"] * prices["cache_read"]) / 1e6
 
 
+def paid_by_batch(record: dict) -> bool:
+    """An answer a batch backend collected (its record names the batch)."""
+    return record.get("batch") is not None
+
+
 def call_cost(record: dict, table: dict) -> float:
-    """What the service reported, else the usage priced by the table."""
+    """What the service reported, else the usage priced by the table (at the batch prices for
+    an answer a batch API gave)."""
     if record.get("cost_usd") is not None:
         return float(record["cost_usd"])
-    return priced(record["usage"], model_prices(table, record["model"]))
+    row = model_prices(table, record["model"])
+    if not paid_by_batch(record):
+        return priced(record["usage"], row)
+    batch = batch_prices(row)
+    if batch is None:
+        raise InputError(f"price table {table.get('version')}: model {record['model']!r} has no batch prices, "
+                         f"which its batch answers were paid at (add `batch:` to its row in config/prices.yaml)")
+    return priced(record["usage"], batch)
 
 
 def model_keys(record: dict) -> list[str]:
@@ -99,6 +127,7 @@ def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
     return {
         "results": len(records), "chunks": n_chunks, "failed": n_chunks - len(records),
         "calls": len(records) + sum(discarded.values()), "discarded": dict(discarded),
+        "priced_at": dict(Counter("batch" if paid_by_batch(r) else "online" for r in records)),
         "model_keys": dict(Counter(k for r in records for k in model_keys(r))),
         "turns": dict(Counter(r["num_turns"] for r in records)),
         "usage": usage, **input_share(usage),
@@ -117,7 +146,8 @@ def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, p
     first call of a document sends the system prompt (the document) as the backend's
     `cache["first"]`, later calls read it from the cache, the user message is `cache["user"]`
     in every call (ctxret.llm.BACKENDS); tokens from characters by the table's chars_per_token,
-    `output_tokens` per call."""
+    `output_tokens` per call. That usage priced online and by batch (None: the table states no
+    batch prices); `cost_usd` is what `backend` pays."""
     cache = backend_spec(backend).cache
     if cache is None:
         raise InputError(f"estimate: no cache model for backend {backend!r}")
@@ -131,7 +161,15 @@ def estimate(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, p
         usage["output_tokens"] += output_tokens
         seen.add(c["slug"])
     usage = {k: int(round(v)) for k, v in usage.items()}
-    return {"calls": len(chunks), "usage": usage, **input_share(usage), "cost_usd": priced(usage, prices)}
+    batch = batch_prices(prices)
+    online_cost, batch_cost = priced(usage, prices), (priced(usage, batch) if batch else None)
+    if backend_spec(backend).batch and batch_cost is None:
+        raise InputError(f"estimate: backend {backend!r} pays batch prices and the price table states none "
+                         f"for this model (add `batch:` to its row in config/prices.yaml)")
+    return {"calls": len(chunks), "usage": usage, **input_share(usage),
+            "cost_usd": batch_cost if backend_spec(backend).batch else online_cost,
+            "online_cost_usd": online_cost, "batch_cost_usd": batch_cost,
+            "pays": "batch" if backend_spec(backend).batch else "online"}
 
 
 def over_window(docs: list[dict], chunks: list[dict], prompt: Prompt, extra: str, prices: dict,

@@ -34,7 +34,8 @@ NOT_COMMITTED = ("results", "store", "offline", "embed.*", "qdrant.*", "report.*
                  "questions.sets.*.path", "models.*.threads", "models.*.flush_every", "bm25.threads",
                  "search.recall_sample", "rerank.threads", "rerank.batch_size", "contexts.attempts",
                  "contexts.backoff_s", "contexts.prices", "contexts.seconds_per_call", "contexts.expected_output_tokens",
-                 "contexts.llm.timeout_s", "contexts.llm.api_key_env", "contexts.llm.executable", "contexts.llm.strip_env")
+                 "contexts.llm.timeout_s", "contexts.llm.api_key_env", "contexts.llm.executable", "contexts.llm.strip_env",
+                 "contexts.batch.*")
 
 
 class Problem(InputError):

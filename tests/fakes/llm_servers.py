@@ -5,6 +5,12 @@
         ...
         server.requests                    # [{"method", "path", "headers", "json"}]
 
+The Anthropic server also runs the Message Batches API (create, retrieve, results, cancel):
+
+        server.batch_delay_s = 3           # a batch ends 3 s after it is created (progress meanwhile)
+        server.batch_fail("errored", n=2)  # the next two requests processed: errored ("expired", "canceled")
+        server.batches                     # {id: {"requests", "created", "canceled", "results"}}
+
 The answer is a Korean sentence from the chunk (<chunk>...</chunk> of the user message, else the
 message), about as long as a real context, as fake_claude's. Tokens are characters / 1.46, as
 for Korean technical text (config/prices.yaml). The Anthropic server caches a
@@ -21,6 +27,7 @@ import re
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
@@ -58,6 +65,9 @@ class FakeServer:
         self.requests: list[dict] = []
         self.seen_prefixes: set[str] = set()
         self._plan: list[str] = []
+        self.batches: dict[str, dict] = {}
+        self.batch_delay_s = 0.0
+        self._batch_plan: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -73,6 +83,13 @@ class FakeServer:
             raise ValueError(mode)
         with self._lock:
             self._plan += [mode] * n
+
+    def batch_fail(self, kind: str, n: int = 1) -> None:
+        """The next `n` batch requests processed end `kind`: "errored", "expired" or "canceled"."""
+        if kind not in ("errored", "expired", "canceled"):
+            raise ValueError(kind)
+        with self._lock:
+            self._batch_plan += [kind] * n
 
     def __enter__(self) -> "FakeServer":
         self._thread.start()
@@ -104,9 +121,88 @@ class FakeServer:
                                    "param": None, "code": "invalid_api_key"}}
         elif mode is not None:
             return self.error(int(mode))
+        if self.api == "anthropic" and path.startswith("/v1/messages/batches"):
+            return self.message_batches(method, path, headers, payload)
         if self.api == "anthropic":
             return self.anthropic(path, headers, payload)
         return self.openai(path, headers, payload)
+
+    # -- the Message Batches API ---------------------------------------------------------------
+    def message_batches(self, method: str, path: str, headers: dict, req) -> tuple[int, dict]:
+        parts = path.split("?")[0].rstrip("/").split("/")[4:]   # after /v1/messages/batches
+        if method == "POST" and not parts:
+            requests = (req or {}).get("requests") if isinstance(req, dict) else None
+            if not requests or not all(isinstance(r, dict) and {"custom_id", "params"} <= set(r) for r in requests):
+                return 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "requests: a list of {custom_id, params}"}}
+            if len({r["custom_id"] for r in requests}) != len(requests):
+                return 400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "custom_id values must be unique"}}
+            batch_id = f"msgbatch_{uuid.uuid4().hex[:24]}"
+            with self._lock:
+                self.batches[batch_id] = {"requests": requests, "created": time.time(), "canceled": None,
+                                          "results": None, "headers": headers}
+            return 200, self.batch_object(batch_id)
+        batch = self.batches.get(parts[0]) if parts else None
+        if batch is None:
+            return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+        if method == "GET" and len(parts) == 1:
+            return 200, self.batch_object(parts[0])
+        if method == "POST" and parts[1:] == ["cancel"]:
+            with self._lock:
+                batch["canceled"] = batch["canceled"] or time.time()
+            return 200, self.batch_object(parts[0])
+        if method == "GET" and parts[1:] == ["results"]:
+            if self.batch_object(parts[0])["processing_status"] != "ended":
+                return 404, {"type": "error", "error": {"type": "not_found_error", "message": "not ended"}}
+            body = "".join(json.dumps({"custom_id": cid, "result": result}, ensure_ascii=False) + "\n"
+                           for cid, result in batch["results"].items())
+            return 200, ("application/binary", body.encode("utf-8"))
+        return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+
+    def batch_object(self, batch_id: str) -> dict:
+        """The MessageBatch as the API returns it; processed (in request order, so a document's
+        first request writes the cache its later ones read) once its delay has passed."""
+        batch = self.batches[batch_id]
+        n = len(batch["requests"])
+        elapsed = time.time() - batch["created"]
+        ended = elapsed >= self.batch_delay_s or batch["canceled"] is not None
+        if ended and batch["results"] is None:
+            done = n if batch["canceled"] is None else min(n, int(n * (batch["canceled"] - batch["created"])
+                                                                  / max(self.batch_delay_s, 1e-9)))
+            batch["results"] = {r["custom_id"]: self.batch_result(r["params"], batch["headers"], i >= done)
+                                for i, r in enumerate(batch["requests"])}
+        counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
+        if batch["results"] is not None:
+            for result in batch["results"].values():
+                counts[result["type"]] += 1
+        else:   # progress: the requests done so far, in order
+            counts["succeeded"] = int(n * elapsed / self.batch_delay_s)
+            counts["processing"] = n - counts["succeeded"]
+        stamp = lambda t: datetime.fromtimestamp(t, timezone.utc).isoformat().replace("+00:00", "Z")  # noqa: E731
+        return {"id": batch_id, "type": "message_batch",
+                "processing_status": "ended" if batch["results"] is not None else
+                ("canceling" if batch["canceled"] else "in_progress"),
+                "request_counts": counts, "created_at": stamp(batch["created"]),
+                "expires_at": stamp(batch["created"] + 86400),
+                "ended_at": stamp(time.time()) if batch["results"] is not None else None,
+                "cancel_initiated_at": stamp(batch["canceled"]) if batch["canceled"] else None,
+                "archived_at": None,
+                "results_url": f"{self.url}/v1/messages/batches/{batch_id}/results"
+                if batch["results"] is not None else None}
+
+    def batch_result(self, params: dict, headers: dict, canceled: bool) -> dict:
+        with self._lock:
+            kind = "canceled" if canceled else (self._batch_plan.pop(0) if self._batch_plan else "succeeded")
+        if kind == "errored":
+            return {"type": "errored", "error": {"type": "error", "request_id": f"req_{uuid.uuid4().hex[:24]}",
+                                                 "error": {"type": "api_error", "message": "Internal server error"}}}
+        if kind != "succeeded":
+            return {"type": kind}
+        status, message = self.anthropic("/v1/messages", headers, params)
+        if status != 200:
+            return {"type": "errored", "error": message}
+        return {"type": "succeeded", "message": message}
 
     def error(self, status: int) -> tuple[int, dict]:
         if self.api == "anthropic":
@@ -190,10 +286,13 @@ class FakeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
+            def do_GET(self):
+                self.do_POST("GET")
+
+            def do_POST(self, method="POST"):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                status, answer = server.handle("POST", self.path, headers, body)
+                status, answer = server.handle(method, self.path, headers, body)
                 kind, data = answer if isinstance(answer, tuple) else (
                     "application/json", json.dumps(answer, ensure_ascii=False).encode("utf-8"))
                 try:

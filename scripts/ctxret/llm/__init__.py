@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..errors import InputError
 from .anthropic_api import AnthropicBackend
+from .anthropic_batch import AnthropicBatchBackend
 from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreachable
 from .claude_cli import ClaudeCliBackend
 from .heuristic import HeuristicBackend
@@ -32,13 +33,15 @@ class BackendSpec:
     """One backend: its name (contexts.llm.backend), its class (its module loads an SDK on the
     first call only), the settings it reads, where its answers report the prompt's tokens
     (`cache`: the usage key of a document's first call, `first`, and of every user message,
-    `user`, for the ledger's estimate) and the setting naming its row of the price table
-    (`prices_key`). A free backend (no prices_key) is never priced, stored or offered as A1."""
+    `user`, for the ledger's estimate), the setting naming its row of the price table
+    (`prices_key`) and whether it pays that row's batch prices (`batch`). A free backend (no
+    prices_key) is never priced, stored or offered as A1."""
     name: str
     cls: type[Backend]
     settings: tuple[str, ...]
     cache: dict[str, str] | None = None
     prices_key: str | None = "model"
+    batch: bool = False
 
     @property
     def paid(self) -> bool:
@@ -54,6 +57,8 @@ BACKENDS = {spec.name: spec for spec in (
                 {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"}),
     BackendSpec("anthropic", AnthropicBackend, SDK_SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}),
+    BackendSpec("anthropic-batch", AnthropicBatchBackend, SDK_SETTINGS,
+                {"first": "cache_creation_input_tokens", "user": "input_tokens"}, batch=True),
     BackendSpec("openai", OpenAIBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
     BackendSpec("heuristic", HeuristicBackend, ("language",), prices_key=None),
 )}

@@ -19,15 +19,18 @@ class AnthropicBackend(SdkBackend):
     def __init__(self, settings: dict):
         api_key = secrets.key(settings["api_key_env"])
         if not api_key:
-            raise InputError(f"llm backend 'anthropic': environment variable {settings['api_key_env']} is not set")
+            raise InputError(f"llm backend {self.name!r}: environment variable {settings['api_key_env']} is not set")
         super().__init__(settings, api_key)
 
-    def create(self, system: str, user: str):
+    def params(self, system: str, user: str) -> dict:
+        """One chunk's request: the document as a cached system block, the chunk as the user message."""
         extra = {} if self.temperature is None else {"temperature": self.temperature}
-        return self.client.messages.create(
-            model=self.model, max_tokens=self.max_tokens,
-            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            messages=[{"role": "user", "content": user}], **extra)
+        return dict(model=self.model, max_tokens=self.max_tokens,
+                    system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                    messages=[{"role": "user", "content": user}], **extra)
+
+    def create(self, system: str, user: str):
+        return self.client.messages.create(**self.params(system, user))
 
     def result(self, response, duration_ms: int) -> CallResult:
         raw = response.model_dump(mode="json")

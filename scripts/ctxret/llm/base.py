@@ -10,7 +10,9 @@ from typing import Any
 from ..secrets import redact
 from ..usage import USAGE_KEYS
 
-CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status")
+# the last three: how a batch API ends a request it did not answer
+CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status",
+          "errored", "expired", "canceled")
 
 
 @dataclass

@@ -7,13 +7,15 @@ from ..ledger import figures
 
 def stats_lines(variant: str, s: dict) -> list[str]:
     per_call = s["cost_per_call"]
+    priced_at = ", ".join(f"{n:,} {kind}" for kind, n in sorted(s.get("priced_at", {}).items()))
     lines = [
         f"{variant}: results {s['results']}/{s['chunks']}, chunks left failed {s['failed']}, "
         f"discarded attempts {sum(s['discarded'].values())} {s['discarded']}",
         f"model keys {s['model_keys']}, num_turns {s['turns']}",
         f"input tokens {s['input_tokens_total']:,}, read from cache {s['cache_read_share']:.3f}",
-        f"cost ${s['cost_usd']:.2f}" + (f", per call min {per_call['min']:.4f}, median {per_call['median']:.4f}, "
-                                         f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
+        f"cost ${s['cost_usd']:.2f} (answers at {priced_at or 'no'} prices)"
+        + (f", per call min {per_call['min']:.4f}, median {per_call['median']:.4f}, "
+           f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
         f"first start {s['first_start']}, last end {s['last_end']}, elapsed {s['elapsed_hours']:.2f} h",
     ]
     if s["cost_per_million_document_tokens"] is not None:
@@ -45,8 +47,17 @@ def figure_lines(title: str, columns: list[str], rows: dict[str, list]) -> list[
 
 
 def estimate_lines(e: dict, model: str, backend: str, version: str) -> list[str]:
-    return figure_lines(f"estimate for {backend} {model} (prices {version}), every chunk called once:",
-                        ["estimate"], {k: [v] for k, v in figures(e).items()})
+    return [*figure_lines(f"estimate for {backend} {model} (prices {version}), every chunk called once:",
+                          ["estimate"], {k: [v] for k, v in figures(e).items()}), price_line(e, backend)]
+
+
+def price_line(e: dict, backend: str) -> str:
+    """The same usage priced online and by batch, and which of them `backend` pays."""
+    online, batch = e["online_cost_usd"], e["batch_cost_usd"]
+    if batch is None:
+        return f"  online ${online:,.2f}; batch: no batch prices for this model; {backend} pays online"
+    share = f" ({batch / online:.0%} of online)" if online else ""
+    return f"  online ${online:,.2f}, batch ${batch:,.2f}{share}; {backend} pays the {e['pays']} price"
 
 
 def versus_lines(variant: str, vs: dict, version: str) -> list[str]:

@@ -243,9 +243,13 @@ def cost_lines(prereg: dict, t: dict) -> list[str]:
                                          seconds=plan["seconds_per_call"])
     if e is None:
         return [t["plan_no_estimate"], duration]
-    return [t["plan_cost"].format(backend=e["backend"], model=e["model"], calls=e["calls"], dollars=e["cost_usd"],
-                                  tokens=e["input_tokens_total"], output=e["usage"]["output_tokens"],
-                                  version=e["prices_version"]), duration]
+    cost = t["plan_cost"].format(backend=e["backend"], model=e["model"], calls=e["calls"], dollars=e["cost_usd"],
+                                 tokens=e["input_tokens_total"], output=e["usage"]["output_tokens"],
+                                 version=e["prices_version"])
+    if e.get("batch_cost_usd") is not None:   # estimates written before the batch prices have none
+        cost += t["plan_cost_batch"].format(online=e["online_cost_usd"], batch=e["batch_cost_usd"],
+                                            paid=t[f"plan_pays_{e['pays']}"])
+    return [cost, duration]
 
 
 def preregistration_markdown(prereg: dict, t: dict) -> str:

@@ -104,6 +104,10 @@ WORDING = {
         "prereg_cost_title": "What the paid contexts (A1) will cost and take",
         "plan_cost": "estimate for {backend} {model} (prices {version}): {calls:,} calls, input {tokens:,} tokens, "
                      "output {output:,} tokens, ${dollars:,.2f}",
+        "plan_cost_batch": " (the same calls online ${online:,.2f}, by a batch API ${batch:,.2f}; this backend "
+                           "pays the {paid} price)",
+        "plan_pays_online": "online",
+        "plan_pays_batch": "batch",
         "plan_no_estimate": "A1 is not configured (contexts.llm.backend): no cost estimate; set a backend and "
                             "preregister again before paying.",
         "plan_duration": "duration: {hours:.1f} h with {workers} documents at once (llm_workers), "
@@ -241,6 +245,10 @@ WORDING = {
         "prereg_cost_title": "유료 문맥(A1)의 비용과 시간",
         "plan_cost": "{backend} {model} 추정 (가격표 {version}): 호출 {calls:,}회, 입력 {tokens:,} 토큰, "
                      "출력 {output:,} 토큰, ${dollars:,.2f}",
+        "plan_cost_batch": " (같은 호출이 온라인 ${online:,.2f}, 배치 API ${batch:,.2f}; 이 백엔드는 {paid} 가격을 "
+                           "낸다)",
+        "plan_pays_online": "온라인",
+        "plan_pays_batch": "배치",
         "plan_no_estimate": "A1이 설정되지 않았다 (contexts.llm.backend): 비용 추정 없음; 백엔드를 설정하고 "
                             "비용을 내기 전에 다시 사전 등록하라.",
         "plan_duration": "소요 시간: 문서 {workers}개 동시 처리(llm_workers), 호출당 {seconds:g}초"

@@ -1,5 +1,6 @@
 """contexts: an LLM variant (A1), one job per document, each paid answer paid once ever
-(ctxret.docctx); the shards those jobs read; one chunk's record on demand.
+(ctxret.docctx), or one job for every document by a batch API (ctxret.batchctx); the shards the
+per-document jobs read; one chunk's record on demand.
 
     python -m ctxret.stages.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
 """
@@ -9,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..batchctx import Waiting, write_documents
 from ..docctx import ContextStore, documents_with_chunks, write_document
 from ..errors import InputError
 from ..fileio import read_json, read_jsonl, write_json
@@ -22,6 +24,15 @@ def run(input, output, params, **_) -> None:
     print(write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
                          make_backend(dict(params.llm)), read_prompt(input.template), params,
                          ContextStore(params.store)))
+
+
+def run_batch(input, output, params, **_) -> None:
+    """An LLM variant by a batch API (anthropic-batch): every document in one job, its records
+    written once every chunk has a context (ctxret.batchctx)."""
+    paths = {Path(p).stem: Path(p) for p in output}
+    docs = documents_with_chunks(input.docs, input.chunks, list(paths))
+    print(write_documents(paths, params.variant, docs, make_backend(dict(params.llm)), read_prompt(input.template),
+                          params, Waiting(**params.batch)))
 
 
 def run_shards(input, output, **_) -> None:
