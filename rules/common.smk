@@ -40,7 +40,8 @@ try:
     COMPLETED = complete(config, CONFIG_FILES)
     secrets.keep_keys_of(COMPLETED)
     check(COMPLETED, Path(workflow.basedir))  # every setting, before the corpus is read (and the store written)
-    if not runlock.held(COMPLETED["results"]):  # a live run there: its lock names it when this one starts
+    # once per run (jobs skip it); a live run there: its lock names it when this one starts
+    if workflow.is_main_process and not runlock.held(COMPLETED["results"]):
         for key, message in guards.other_corpus_problems(COMPLETED["results"], COMPLETED["corpus"]):
             raise Problem(key, message)
     KEPT = kept_corpus(COMPLETED["corpus"], COMPLETED["store"])

@@ -48,12 +48,12 @@ def report_language(language: str) -> str:
     return "ko" if language == "ko" else "en"
 
 
-def letters_by_script(texts: Iterable[str]) -> dict[str, int]:
+def letters_by_script(texts: Iterable[str], scripts: dict[str, re.Pattern] = SCRIPTS) -> dict[str, int]:
     """How many letters `texts` hold ("letters") and how many of them each script's."""
-    counts = dict.fromkeys(["letters", *SCRIPTS], 0)
+    counts = dict.fromkeys(["letters", *scripts], 0)
     for text in texts:
         counts["letters"] += sum(ch.isalpha() for ch in text)
-        for script, pattern in SCRIPTS.items():
+        for script, pattern in scripts.items():
             counts[script] += len(pattern.findall(text))
     return counts
 
@@ -96,11 +96,8 @@ def described(record: dict) -> str:
 
 def hangul_share(texts: Iterable[str]) -> float | None:
     """Hangul letters among all letters of `texts` (None without a letter)."""
-    letters = hangul = 0
-    for text in texts:
-        letters += sum(ch.isalpha() for ch in text)
-        hangul += len(HANGUL.findall(text))
-    return hangul / letters if letters else None
+    counts = letters_by_script(texts, {"hangul": HANGUL})
+    return counts["hangul"] / counts["letters"] if counts["letters"] else None
 
 
 def script_warning(texts: Iterable[str], language: str) -> dict | None:

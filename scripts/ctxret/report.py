@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
-from .settings import complete, merged, read_config
+from .schema import complete, read_configs
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 DEMO = CHECKOUT / "config" / "config.yaml"
@@ -26,10 +26,8 @@ def config_files(args: list[str]) -> list[str]:
 
 def results_of(files: list[str]) -> Path:
     """The results folder the config files name (later files win, key by key)."""
-    config: dict = {}
-    for path in files or [str(DEMO)]:
-        config = merged(config, read_config(path))
-    return Path(complete(config, tuple(files or [str(DEMO)]))["results"])
+    files = files or [str(DEMO)]
+    return Path(complete(read_configs(files), tuple(files))["results"])
 
 
 def bundle(files: list[str]) -> Path:

@@ -64,8 +64,14 @@ def read_config(path: str) -> dict:
         raise InputError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
     if not isinstance(config, dict):
         raise InputError(f"{path}: a config file is a mapping of keys at the top level")
-    if repeated_key(path):
-        raise InputError(repeated_key(path))
+    return config
+
+
+def read_configs(files: list[str]) -> dict:
+    """Config files read in order, later ones winning key by key (as Snakemake merges them)."""
+    config: dict = {}
+    for path in files:
+        config = merged(config, read_config(path))
     return config
 
 
@@ -111,9 +117,8 @@ def unexpected(error) -> list[str]:
 def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
     """A copy of `config` (read from the YAML files `sources`) with every default filled in;
     InputError naming the file, line and key of the first problem found."""
-    for source in sources:
-        if repeated_key(source):
-            raise InputError(repeated_key(source))
+    for repeated in filter(None, map(repeated_key, sources)):   # every config passes here: checked once
+        raise InputError(repeated)
     config = copy.deepcopy(config)
     for path, value in not_finite(config):
         raise InputError(f"{where(sources, path)}: {key_path(path)}: {value} is not a finite number; write a number")

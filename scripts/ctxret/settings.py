@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from .errors import InputError
 from .plan import Problem, check
-from .schema import SCHEMA, complete, load_schema, merged, read_config, schema_default  # noqa: F401
+from .schema import SCHEMA, complete, load_schema, merged, read_config, read_configs, schema_default  # noqa: F401
 
 
 def check_files(files: list[str]) -> None:
     """Read config files (later ones win, key by key) and check them as the workflow does: against
     the schema, then every setting against the others (ctxret.plan.check; the corpus is not read)."""
-    config: dict = {}
-    for path in files:
-        config = merged(config, read_config(path))
     try:
-        check(complete(config, tuple(files)), SCHEMA.parents[1])
+        check(complete(read_configs(files), tuple(files)), SCHEMA.parents[1])
     except Problem as e:
         raise InputError(e.located(tuple(files))) from None
     print(f"{', '.join(files)}: ok")
