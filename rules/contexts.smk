@@ -46,6 +46,7 @@ if A1_BY_BATCH:
                 config["contexts"]["backoff_s"],
             ),
             batch=config["contexts"]["batch"],
+            reply=config["contexts"]["reply"],
         script:
             "../scripts/contexts_batch.py"
 
@@ -81,6 +82,7 @@ else:
                 config["contexts"]["attempts"],
                 config["contexts"]["backoff_s"],
             ),
+            reply=config["contexts"]["reply"],
         script:
             "../scripts/contexts.py"
 

@@ -38,6 +38,7 @@ TEMPLATE = ROOT / "config" / "context-prompt.txt"
 PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
 T1 = settings()["chunking"]["t1_template"]
+REPLY = settings()["contexts"]["reply"]
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
 
 
@@ -193,7 +194,8 @@ def stage_io(tmp_path, settings):
     return {"input": SimpleNamespace(shard=str(shard), template=str(TEMPLATE)),
             "output": [str(res / "ctx" / "A1" / "docs" / f"{slug}.jsonl")],
             "params": SimpleNamespace(variant="A1", llm=settings, extra_sentence=EXTRA,
-                                      store=str(tmp_path / "store"), attempts=2, backoff_s=0.0)}
+                                      store=str(tmp_path / "store"), attempts=2, backoff_s=0.0,
+                                      reply=REPLY)}
 
 
 def test_the_stage_fails_naming_the_chunks_and_writes_no_document_file(fake_claude, tmp_path, monkeypatch):

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Callable
 
 from .chunktext import prompt_chunk
-from .docctx import ContextStore, chunk_key, now
+from .docctx import ContextStore, chunk_key, now, paid_answer
 from .errors import InputError
 from .fileio import read_json, write_json, write_jsonl
 from .llm import AttemptFailed, CallResult
 from .llm.base import Unreachable
 from .prompt import Prompt
+from .replies import ReplyChecks
 from .store import check_writable, claimed, content_key
 
 
@@ -104,6 +105,7 @@ class BatchRun:
     waiting: Waiting
     requests: dict[str, Request]
     template_sha256: str = ""
+    checks: ReplyChecks | None = None                          # a reply they reject is a failed request
     tries: dict[str, int] = field(default_factory=dict)        # requests per key, in this run
     retry: list[str] = field(default_factory=list)             # keys failed, to send again
     submitted: int = 0                                         # requests submitted by this run
@@ -149,6 +151,8 @@ class BatchRun:
         for key, outcome in self.call(lambda: self.backend.results(entry["batch_id"]), "reading results"):
             seen.add(key)
             request = self.requests.get(key)
+            if not isinstance(outcome, AttemptFailed) and self.checks is not None:
+                outcome = self.checked(outcome)
             if isinstance(outcome, AttemptFailed):
                 self.store.record_failure(key, [{"cause": outcome.cause, "detail": outcome.detail, "at": now()}])
                 failed.append(key)
@@ -165,12 +169,16 @@ class BatchRun:
         self.log.save(entry)
         return failed + missing
 
+    def checked(self, result: CallResult) -> CallResult | AttemptFailed:
+        try:
+            self.checks.check(result)
+            return result
+        except AttemptFailed as e:
+            return e
+
     def answer(self, result: CallResult, entry: dict, key: str) -> dict:
-        return {"context": result.context, "raw": result.raw, "usage": result.usage, "cost_usd": result.cost_usd,
-                "model": result.model, "duration_ms": result.duration_ms, "num_turns": result.num_turns,
-                "started": entry["submitted"], "ended": now(), "identity": self.backend.identity(),
-                "template_sha256": self.template_sha256, "discarded": self.store.failed_attempts(key),
-                "batch": {"api": self.backend.api, "id": entry["batch_id"]}}
+        return paid_answer(result, self.backend.identity(), self.template_sha256, entry["submitted"],
+                           self.store.failed_attempts(key), batch={"api": self.backend.api, "id": entry["batch_id"]})
 
     def wait_for(self, entries: list[dict], started: float) -> list[dict]:
         """Poll the open batches (backoff from poll_s to poll_max_s), a progress line every
@@ -215,7 +223,8 @@ def elapsed(seconds: float) -> str:
 
 def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Prompt, extra: str,
                    store: ContextStore, log: BatchLog, attempts: int, waiting: Waiting,
-                   sleep: Callable[[float], None] = time.sleep) -> tuple[dict[str, list[dict]], dict]:
+                   sleep: Callable[[float], None] = time.sleep,
+                   checks: ReplyChecks | None = None) -> tuple[dict[str, list[dict]], dict]:
     """({slug: records}, counts) for every chunk of `docs`; InputError when a batch is still open
     at max_wait_h or a chunk is left without a context after `attempts` requests."""
     identity = backend.identity()
@@ -226,7 +235,8 @@ def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Pr
             text = prompt_chunk(chunk)
             key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
             requests.setdefault(key, Request(key, slug, chunk, backend.request(key, system, prompt.user_for(text, extra))))
-    run = BatchRun(backend, store, log, attempts, waiting, requests, sleep=sleep, template_sha256=prompt.sha256)
+    run = BatchRun(backend, store, log, attempts, waiting, requests, sleep=sleep, template_sha256=prompt.sha256,
+                   checks=checks)
     started = run.clock()
     from_store = sum(run.answered(k) for k in requests)
     # open batches of an earlier run: collected, never submitted again
@@ -279,7 +289,7 @@ def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Pr
 
 
 def write_documents(paths: dict[str, Path], variant: str, docs: dict[str, tuple[dict, list[dict]]], backend,
-                    prompt: Prompt, params, waiting: Waiting) -> str:
+                    prompt: Prompt, params, waiting: Waiting, checks: ReplyChecks | None = None) -> str:
     """Every document's records to its file once every chunk has a context; the job's line."""
     start = time.perf_counter()
     store = ContextStore(params.store)
@@ -288,7 +298,7 @@ def write_documents(paths: dict[str, Path], variant: str, docs: dict[str, tuple[
     with claimed(params.store, "ctx-batch", claim,
                  lambda: print(f"{variant}: waiting for another run collecting batches of this store", flush=True)):
         records, counts = batch_contexts(docs, backend, prompt, params.extra_sentence, store, BatchLog(params.store),
-                                         int(params.attempts), waiting)
+                                         int(params.attempts), waiting, checks=checks)
     for slug, path in paths.items():
         write_jsonl(path, records[slug])
     return (f"{variant}: documents {len(docs)}, chunks {counts['chunks']}, from store {counts['from_store']}, "

@@ -127,6 +127,7 @@ def summarize(records: list[dict], n_chunks: int, table: dict) -> dict:
     return {
         "results": len(records), "chunks": n_chunks, "failed": n_chunks - len(records),
         "calls": len(records) + sum(discarded.values()), "discarded": dict(discarded),
+        "malformed_usage": sum(bool(r.get("usage_problem")) for r in records),
         "priced_at": dict(Counter("batch" if paid_by_batch(r) else "online" for r in records)),
         "model_keys": dict(Counter(k for r in records for k in model_keys(r))),
         "turns": dict(Counter(r["num_turns"] for r in records)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from pathlib import Path
 
 import yaml
@@ -137,6 +138,13 @@ def complete(config: dict, sources: tuple[str, ...] = ("config",)) -> dict:
     if error is not None:
         path = list(error.absolute_path)
         raise InputError(f"{where(sources, path + unexpected(error))}: {key_path(path)}: {error.message}")
+    for i, pattern in enumerate(config["contexts"]["reply"]["refusal_patterns"]):
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            path = ["contexts", "reply", "refusal_patterns", i]
+            raise InputError(f"{where(sources, path)}: {key_path(path)}: {pattern!r} is not a regular expression "
+                             f"({e})") from None
     return config
 
 

@@ -5,8 +5,9 @@ logged or stored, by `[$VARIABLE]`."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
-SHORTEST = 4   # a shorter value is no key (replacing it would garble every line)
+SHORTEST = 4   # a shorter value is no secret (anyone could guess it) and replacing it would garble every line
 _KNOWN: dict[str, str] = {}   # key value -> its variable's name
 
 
@@ -28,3 +29,16 @@ def redact(text: str) -> str:
     for value in sorted(_KNOWN, key=len, reverse=True):
         text = text.replace(value, f"[${_KNOWN[value]}]")
     return text
+
+
+def redact_all(value: Any) -> Any:
+    """`value` (JSON: an answer as a service sent it) with every known key redacted in its strings."""
+    if not _KNOWN:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_all(k): redact_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_all(v) for v in value]
+    return value

@@ -23,6 +23,8 @@ from .fileio import canonical_json, read_json, sha256_text, write_json
 
 LOCK_WAIT_S = 600   # how long a writer waits for another's transaction
 QUERY_KEYS = 500    # keys per lookup query (SQLite's limit on parameters is 32766)
+AGAIN = {"ctx": "it is paid for again", "ctx-pending": "it is paid for again",
+         "ctx-failed": "its earlier failed attempts are forgotten"}   # what becomes of a kind's damaged entry
 
 
 def content_key(**parts: Any) -> str:
@@ -87,10 +89,19 @@ class JsonStore:
         try:
             return read_json(p)
         except (InputError, UnicodeDecodeError) as e:
-            moved = quarantine(p, self.dir.parent)
-            again = "paid for again" if self.dir.name == "ctx" else "computed again"
-            print(f"store: {p} is damaged ({e}); moved to {moved}; it is {again}", file=sys.stderr, flush=True)
+            self.set_aside(key, str(e))
             return None
+
+    def set_aside(self, key: str, why: str) -> None:
+        """Move a damaged entry to `<root>/quarantine/` with one line naming it, why, and what
+        becomes of it (an answer is asked for again by the run reading it: a paid call)."""
+        p = self.path(key)
+        try:
+            moved = quarantine(p, self.dir.parent)
+        except FileNotFoundError:   # another run sharing the store set it aside first
+            return
+        again = AGAIN.get(self.dir.name, "it is computed again")
+        print(f"store: {p} is damaged ({why}); moved to {moved}; {again}", file=sys.stderr, flush=True)
 
     def put(self, key: str, value: Any) -> None:
         write_json(self.path(key), value)

@@ -4,6 +4,7 @@
         server.fail("429", n=2)            # the next two requests answer 429 ("500", "sleep")
         ...
         server.requests                    # [{"method", "path", "headers", "json"}]
+        server.tamper(fn, n=1)             # the next answer (a message, a completion) is fn(answer)
 
 The Anthropic server also runs the Message Batches API (create, retrieve, results, cancel):
 
@@ -68,6 +69,7 @@ class FakeServer:
         self.batches: dict[str, dict] = {}
         self.batch_delay_s = 0.0
         self._batch_plan: list[str] = []
+        self._tampers: list = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -83,6 +85,17 @@ class FakeServer:
             raise ValueError(mode)
         with self._lock:
             self._plan += [mode] * n
+
+    def tamper(self, fn, n: int = 1) -> None:
+        """The next `n` answers the server gives (a message, online or in a batch's results; a chat
+        completion) are fn(answer): a malformed usage, a refusal, a key echoed in the text."""
+        with self._lock:
+            self._tampers += [fn] * n
+
+    def tampered(self, answer: dict) -> dict:
+        with self._lock:
+            fn = self._tampers.pop(0) if self._tampers else None
+        return fn(answer) if fn else answer
 
     def batch_fail(self, kind: str, n: int = 1) -> None:
         """The next `n` batch requests processed end `kind`: "errored", "expired" or "canceled"."""
@@ -254,9 +267,9 @@ class FakeServer:
                  "cache_creation": {"ephemeral_5m_input_tokens": created,
                                     "ephemeral_1h_input_tokens": 0},
                  "output_tokens": tokens(answer), "service_tier": "standard"}
-        return 200, {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
-                     "model": req["model"], "content": [{"type": "text", "text": answer}],
-                     "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
+        return 200, self.tampered({"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                                   "model": req["model"], "content": [{"type": "text", "text": answer}],
+                                   "stop_reason": "end_turn", "stop_sequence": None, "usage": usage})
 
     def openai(self, path: str, headers: dict, req) -> tuple[int, dict]:
         if path != "/v1/chat/completions":
@@ -271,7 +284,7 @@ class FakeServer:
         cached = tokens(system) if system and self.cache(system) else 0
         answer = context_for(text_of(req["messages"][-1].get("content")))
         completion = tokens(answer)
-        return 200, {
+        return 200, self.tampered({
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
             "created": int(time.time()), "model": req["model"], "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer,
@@ -280,7 +293,7 @@ class FakeServer:
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion,
                       "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-                      "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}}
+                      "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}})
 
     def _handler_class(self):
         server = self

@@ -102,14 +102,18 @@ def priced_model(settings: dict) -> str:
 
 def call_with_retries(backend: Backend, system: str, user: str, doc: dict, chunk: dict,
                       attempts: int, backoff_s: float,
-                      sleep: Callable[[float], None] = time.sleep) -> tuple[CallResult, list[dict]]:
+                      sleep: Callable[[float], None] = time.sleep,
+                      check: Callable[[CallResult], None] = lambda result: None) -> tuple[CallResult, list[dict]]:
     """Up to `attempts` calls, waiting backoff_s * 2**i after failure i (one line printed per
-    retry); the result and the discarded attempts [{cause, detail, at}]. ContextFailed once the
-    attempts run out; InputError at once when the service is Unreachable."""
+    retry); the result and the discarded attempts [{cause, detail, at}]. `check` raises the
+    AttemptFailed of a reply it rejects (ctxret.replies). ContextFailed once the attempts run
+    out; InputError at once when the service is Unreachable."""
     discarded: list[dict] = []
     for i in range(attempts):
         try:
-            return backend.call(system, user, doc, chunk), discarded
+            result = backend.call(system, user, doc, chunk)
+            check(result)
+            return result, discarded
         except Unreachable as e:
             raise InputError(f"llm backend {backend.name!r}: {e}") from None
         except AttemptFailed as e:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from .. import secrets
 from ..errors import InputError
-from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
+from ..usage import USAGE_KEYS, problem_line, read_counts
+from .base import AttemptFailed, CallResult, SdkBackend
 
 
 class AnthropicBackend(SdkBackend):
     name = "anthropic"
     client_class = "Anthropic"
-    fields = ("content", "usage", "model")
+    fields = ("content", "model")   # a usage it lacks is recorded as such: the text was paid for
 
     @staticmethod
     def load_sdk():
@@ -33,14 +34,10 @@ class AnthropicBackend(SdkBackend):
         return self.client.messages.create(**self.params(system, user))
 
     def result(self, response, duration_ms: int) -> CallResult:
-        raw = response.model_dump(mode="json")
+        raw = response.model_dump(mode="json", warnings=False)
         text = "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
         if not text.strip():
             raise AttemptFailed("empty", f"no text (stop_reason {response.stop_reason})", raw)
-        u = response.usage
-        return CallResult(
-            context=text.strip(), raw=raw,
-            usage=usage_dict(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                             cache_creation_input_tokens=u.cache_creation_input_tokens,
-                             cache_read_input_tokens=u.cache_read_input_tokens),
-            cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)
+        usage, problems = read_counts(raw.get("usage"), USAGE_KEYS, required=("input_tokens", "output_tokens"))
+        return CallResult(context=text.strip(), raw=raw, usage=usage, cost_usd=None, model=str(response.model),
+                          duration_ms=duration_ms, num_turns=1, usage_problem=problem_line(problems))

@@ -63,7 +63,7 @@ class AnthropicBatchBackend(AnthropicBackend):
         result = line.result
         if result.type == "succeeded":
             try:
-                return line.custom_id, self.result(result.message, 0)
+                return line.custom_id, self.read(result.message, 0)
             except AttemptFailed as e:
                 return line.custom_id, e
         if result.type == "errored":

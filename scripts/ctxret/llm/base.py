@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..secrets import redact
-from ..usage import USAGE_KEYS
+from ..usage import USAGE_KEYS  # noqa: F401 - re-exported by ctxret.llm
 
-# the last three: how a batch API ends a request it did not answer
+# errored, expired, canceled: how a batch API ends a request it did not answer; malformed: an
+# answer whose text cannot be read; too_long, control_chars, refusal: a reply the checks reject
+# (ctxret.replies)
 CAUSES = ("is_error", "empty", "not_json", "timeout", "rate_limit", "http_error", "exit_status",
-          "errored", "expired", "canceled")
+          "errored", "expired", "canceled", "malformed", "too_long", "control_chars", "refusal")
 
 
 @dataclass
@@ -24,6 +26,7 @@ class CallResult:
     model: str              # the model name the service reports
     duration_ms: int
     num_turns: int
+    usage_problem: str | None = None   # what was wrong with the usage or cost reported (then counted 0)
 
 
 class AttemptFailed(Exception):
@@ -105,7 +108,18 @@ class SdkBackend(Backend):
             sent = json.dumps(response.model_dump(mode="json", exclude_none=True, warnings=False), ensure_ascii=False)
             raise AttemptFailed("not_json", f"{self.url} answered JSON without the API's fields "
                                             f"({', '.join(self.fields)}): {first_bytes(sent)}")
-        return self.result(response, duration_ms)
+        return self.read(response, duration_ms)
+
+    def read(self, response, duration_ms: int) -> CallResult:
+        """result(), never an exception but AttemptFailed: an answer was paid for, whatever its shape."""
+        try:
+            return self.result(response, duration_ms)
+        except AttemptFailed:
+            raise
+        except Exception as e:   # noqa: BLE001 - a shape result() does not know: a failed attempt, named
+            raw = response.model_dump(mode="json", warnings=False)
+            raise AttemptFailed("malformed", f"{self.url} answered {first_bytes(json.dumps(raw, ensure_ascii=False))}, "
+                                             f"which cannot be read ({type(e).__name__}: {short(str(e), 80)})") from None
 
     def create(self, system: str, user: str):
         """The SDK's request for one chunk."""
@@ -118,11 +132,6 @@ class SdkBackend(Backend):
 
 def first_bytes(body: str, limit: int = 120) -> str:
     return "an empty body" if not body.strip() else f"{short(body, limit)!r}"
-
-
-def usage_dict(**counts: Any) -> dict:
-    """The four token counts as ints; missing or None counts are 0."""
-    return {k: int(counts.get(k) or 0) for k in USAGE_KEYS}
 
 
 def short(text: str, limit: int = 300) -> str:

@@ -10,6 +10,7 @@ so no paid call outlives a killed run with its answer lost.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -18,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError
-from .base import AttemptFailed, Backend, CallResult, Unreachable, short, usage_dict
+from ..usage import USAGE_KEYS, problem_line, read_counts
+from .base import AttemptFailed, Backend, CallResult, Unreachable, short
 
 MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: one command-line argument, its final NUL included
 RATE_LIMIT = re.compile(r"rate.?limit|\b429\b|usage limit|hit your limit", re.IGNORECASE)
@@ -108,14 +110,28 @@ def parse_output(stdout: str, returncode: int, stderr: str = "") -> CallResult:
         raise AttemptFailed("exit_status", f"exit status {returncode}: {short(stderr)}", obj)
     if not isinstance(result, str) or not result.strip():
         raise AttemptFailed("empty", f"empty result (subtype {obj.get('subtype')})", obj)
-    usage = obj.get("usage") or {}
+    usage, problems = read_counts(obj.get("usage"), USAGE_KEYS, required=("input_tokens", "output_tokens"))
     cost = obj.get("total_cost_usd")
+    if cost is not None and not dollars(cost):
+        problems.append(f"total_cost_usd {str(cost)[:40]!r} is not an amount of dollars")
+        cost = None
+    models = obj.get("modelUsage")
     return CallResult(
         context=result.strip(),
         raw=obj,
-        usage=usage_dict(**usage),
+        usage=usage,
         cost_usd=float(cost) if cost is not None else None,
-        model=",".join(obj.get("modelUsage") or {}),
-        duration_ms=int(obj.get("duration_ms") or 0),
-        num_turns=int(obj.get("num_turns") or 0),
+        model=",".join(models) if isinstance(models, dict) else "",
+        duration_ms=whole(obj.get("duration_ms")),
+        num_turns=whole(obj.get("num_turns")),
+        usage_problem=problem_line(problems),
     )
+
+
+def dollars(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def whole(value) -> int:
+    """A count the CLI reports beside the answer (duration, turns); 0 when it is not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

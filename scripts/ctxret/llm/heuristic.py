@@ -20,7 +20,8 @@ from collections import Counter
 from typing import Callable
 
 from ..chunktext import SENTENCE_END, blocks, sentence_spans
-from .base import Backend, CallResult, usage_dict
+from ..usage import zero_usage
+from .base import Backend, CallResult
 
 VERSION = 2  # bump when the wording or the choice of form changes: it is part of the identity
 MAX_SENTENCE = 200
@@ -62,7 +63,7 @@ class HeuristicBackend(Backend):
         self.chosen[form_name(forms, context)] += 1
         return CallResult(context=context, raw={"result": context, "forms": len(forms),
                                                 "form": forms.index(context)},
-                          usage=usage_dict(), cost_usd=0.0, model="heuristic", duration_ms=0,
+                          usage=zero_usage(), cost_usd=0.0, model="heuristic", duration_ms=0,
                           num_turns=0)
 
 

@@ -7,7 +7,8 @@ tokens too, so the uncached input is `prompt_tokens - cached_tokens`.
 from __future__ import annotations
 
 from .. import secrets
-from .base import AttemptFailed, CallResult, SdkBackend, usage_dict
+from ..usage import problem_line, read_counts
+from .base import AttemptFailed, CallResult, SdkBackend
 
 
 class OpenAIBackend(SdkBackend):
@@ -29,18 +30,22 @@ class OpenAIBackend(SdkBackend):
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
 
     def result(self, response, duration_ms: int) -> CallResult:
-        raw = response.model_dump(mode="json")
+        raw = response.model_dump(mode="json", warnings=False)
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice is not None else ""
         if not text.strip():
             reason = choice.finish_reason if choice is not None else "no choices"
             raise AttemptFailed("empty", f"no text (finish_reason {reason})", raw)
-        u = response.usage
-        details = getattr(u, "prompt_tokens_details", None) if u is not None else None
-        cached = (details and details.cached_tokens) or 0
-        return CallResult(
-            context=text.strip(), raw=raw,
-            usage=usage_dict(input_tokens=u and u.prompt_tokens - cached,
-                             output_tokens=u and u.completion_tokens,
-                             cache_read_input_tokens=cached),
-            cost_usd=None, model=response.model, duration_ms=duration_ms, num_turns=1)
+        usage, problems = openai_usage(raw.get("usage"))
+        return CallResult(context=text.strip(), raw=raw, usage=usage, cost_usd=None, model=str(response.model),
+                          duration_ms=duration_ms, num_turns=1, usage_problem=problem_line(problems))
+
+
+def openai_usage(reported) -> tuple[dict, list[str]]:
+    """The usage of a chat completion as USAGE_KEYS, and what is wrong with it (ctxret.usage)."""
+    counts, problems = read_counts(reported, ("prompt_tokens", "completion_tokens"), required=("prompt_tokens", "completion_tokens"))
+    details = reported.get("prompt_tokens_details") if isinstance(reported, dict) else None
+    cached, more = read_counts(details if isinstance(details, dict) else {}, ("cached_tokens",))
+    cached = min(cached["cached_tokens"], counts["prompt_tokens"])
+    return ({"input_tokens": counts["prompt_tokens"] - cached, "output_tokens": counts["completion_tokens"],
+             "cache_creation_input_tokens": 0, "cache_read_input_tokens": cached}, problems + more)

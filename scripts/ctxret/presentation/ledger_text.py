@@ -18,6 +18,9 @@ def stats_lines(variant: str, s: dict) -> list[str]:
            f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
         f"first start {s['first_start']}, last end {s['last_end']}, elapsed {s['elapsed_hours']:.2f} h",
     ]
+    if s.get("malformed_usage"):
+        lines.append(f"answers whose usage or cost was malformed {s['malformed_usage']} (kept; their unreadable "
+                     f"counts are 0, so the cost above is short by them: see usage_problem in their records)")
     if s["cost_per_million_document_tokens"] is not None:
         lines.append(f"document tokens {s['document_tokens']:,}, cost per million document tokens "
                      f"${s['cost_per_million_document_tokens']:.2f} (reference $56.54, original method $1.02)")

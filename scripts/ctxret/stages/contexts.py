@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..fileio import read_json, read_jsonl, write_json
 from ..llm import make_backend
 from ..prompt import read_prompt
+from ..replies import ReplyChecks
 
 
 def run(input, output, params, **_) -> None:
@@ -23,7 +24,7 @@ def run(input, output, params, **_) -> None:
     shard = read_json(input.shard)
     print(write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
                          make_backend(dict(params.llm)), read_prompt(input.template), params,
-                         ContextStore(params.store)))
+                         ContextStore(params.store), ReplyChecks.of(dict(params.reply))))
 
 
 def run_batch(input, output, params, **_) -> None:
@@ -32,7 +33,7 @@ def run_batch(input, output, params, **_) -> None:
     paths = {Path(p).stem: Path(p) for p in output}
     docs = documents_with_chunks(input.docs, input.chunks, list(paths))
     print(write_documents(paths, params.variant, docs, make_backend(dict(params.llm)), read_prompt(input.template),
-                          params, Waiting(**params.batch)))
+                          params, Waiting(**params.batch), ReplyChecks.of(dict(params.reply))))
 
 
 def run_shards(input, output, **_) -> None:
