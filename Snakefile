@@ -28,5 +28,5 @@ onstart:
 rule all:
     input:
         P.final_outputs(),
-        f"{R}/manifest.tsv",
+        P.manifest,
         DAMAGED,

@@ -4,18 +4,18 @@
 
 rule chunking:
     input:
-        docs=f"{R}/docs.jsonl",
-        questions=QUESTIONS,
-        chunks=[P.chunks_file(c.name) for c in P.chunkers],
-        gold=[f"{R}/gold{c.tag}.json" for c in P.chunkers],
+        docs=P.docs,
+        questions=P.questions,
+        chunks=[P.chunks(c.tag) for c in P.chunkers],
+        gold=[P.gold(c.tag) for c in P.chunkers],
         runs=[P.run_file(r, s["variant"]) for s in P.chunking_strategies() for r in s["retrievers"]],
     output:
-        md=f"{R}/chunking.md",
-        json=f"{R}/chunking.json",
-        audit=f"{R}/chunking-audit.tsv",
-        plot=report(f"{R}/report/chunking.png", caption="../report/chunking.rst", category="4 Chunking"),
+        md=P.chunking_md,
+        json=P.chunking_json,
+        audit=P.chunking_audit,
+        plot=report(P.plot("chunking"), caption="../report/chunking.rst", category="4 Chunking"),
     log:
-        f"{R}/logs/chunking.log",
+        P.log("chunking"),
     conda:
         "../envs/report.yaml"
     params:

@@ -1,11 +1,11 @@
 # The experiment's chunker writes chunks.jsonl; each compared one chunks-<chunker>.jsonl.
 rule chunks:
     input:
-        docs=f"{R}/docs.jsonl",
+        docs=P.docs,
     output:
-        chunks=f"{R}/chunks{{tag}}.jsonl",
+        chunks=P.chunks("{tag}"),
     log:
-        f"{R}/logs/chunks{{tag}}.log",
+        P.log("chunks{tag}"),
     conda:
         "../envs/embed.yaml"
     threads: lambda wc: P.models[P.chunker_tagged(wc.tag).model]["threads"] if P.chunker_tagged(wc.tag).model else 1
@@ -22,12 +22,12 @@ rule chunks:
 
 rule variant:
     input:
-        chunks=lambda wc: P.chunks_file(P.variant(wc.variant).chunker),
+        chunks=lambda wc: P.variant_chunks(wc.variant),
         contexts=lambda wc: P.context_files(wc.variant, KEPT_SLUGS) if wc.variant in P.context_variants else [],
     output:
-        variant=f"{R}/var-{{variant}}.jsonl",
+        variant=P.variant_file("{variant}"),
     log:
-        f"{R}/logs/variant-{{variant}}.log",
+        P.log("variant", "{variant}"),
     conda:
         "../envs/data.yaml"
     params:

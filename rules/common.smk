@@ -65,7 +65,7 @@ except InputError as e:
     fail(e)
 config.clear()
 config.update(P.config)  # every empty default resolved, for every reader
-R, STORE, QUESTIONS = P.results, config["store"], f"{P.results}/questions.jsonl"
+R, STORE = P.results, config["store"]
 # What the reports say of the corpus (pairs.json carries it to the summary page), and their title
 ABOUT_CORPUS = {"path": CORPUS["path"], "documents": len(KEPT_SLUGS), "language": P.language}
 TITLE = report_title(config["report"]["title"], ABOUT_CORPUS, config["report"]["language"])

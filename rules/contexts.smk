@@ -1,12 +1,12 @@
 # Each document with its chunks, one file per document: an A1 job reads its own shard only.
 rule ctx_shards:
     input:
-        docs=f"{R}/docs.jsonl",
-        chunks=f"{R}/chunks.jsonl",
+        docs=P.docs,
+        chunks=P.chunks(),
     output:
-        [f"{R}/ctx/shards/{slug}.json" for slug in KEPT_SLUGS],
+        [P.context_shard(slug) for slug in KEPT_SLUGS],
     log:
-        f"{R}/logs/ctx/shards.log",
+        P.context_log("shards"),
     priority: 10
     conda:
         "../envs/contexts.yaml"
@@ -24,16 +24,16 @@ if A1_BY_BATCH:
 
     rule contexts_batch:
         input:
-            docs=f"{R}/docs.jsonl",
-            chunks=f"{R}/chunks.jsonl",
+            docs=P.docs,
+            chunks=P.chunks(),
             template=PROMPT,
-            checked=ancient(f"{R}/gold.json"),  # as rule contexts: nothing paid before these
-            estimated=ancient(f"{R}/ctx/A1/estimate.json"),
-            preregistered=ancient(f"{R}/preregistration.json"),
+            checked=ancient(P.gold()),  # as rule contexts: nothing paid before these
+            estimated=ancient(P.context_estimate("A1")),
+            preregistered=ancient(P.preregistration),
         output:
             P.context_files("A1", KEPT_SLUGS),
         log:
-            f"{R}/logs/ctx/A1-batch.log",
+            P.context_log("A1", "batch"),
         priority: 10
         conda:
             "../envs/contexts.yaml"
@@ -58,15 +58,15 @@ else:
     # next document before any other job.
     rule contexts:
         input:
-            shard=f"{R}/ctx/shards/{{slug}}.json",
+            shard=P.context_shard("{slug}"),
             template=PROMPT,
-            checked=ancient(f"{R}/gold.json"),  # no paid call before qcheck, the estimate and the
-            estimated=ancient(f"{R}/ctx/{{cvar}}/estimate.json"),  # preregistration (ancient: none of
-            preregistered=ancient(f"{R}/preregistration.json"),  # them reruns a context)
+            checked=ancient(P.gold()),  # no paid call before qcheck, the estimate and the
+            estimated=ancient(P.context_estimate("{cvar}")),  # preregistration (ancient: none of
+            preregistered=ancient(P.preregistration),  # them reruns a context)
         output:
-            f"{R}/ctx/{{cvar}}/docs/{{slug}}.jsonl",
+            P.context_file("{cvar}", "{slug}"),
         log:
-            f"{R}/logs/ctx/{{cvar}}-{{slug}}.log",
+            P.context_log("{cvar}", "{slug}"),
         wildcard_constraints:
             cvar="A1",
         priority: 10
@@ -92,13 +92,13 @@ else:
 # It counts tokens with the tokenizers of the models that embed X1 (so the embed env).
 rule contexts_free:
     input:
-        docs=f"{R}/docs.jsonl",
-        chunks=f"{R}/chunks.jsonl",
+        docs=P.docs,
+        chunks=P.chunks(),
         template=PROMPT,
     output:
         P.context_files("X1", KEPT_SLUGS),
     log:
-        f"{R}/logs/ctx/X1.log",
+        P.context_log("X1"),
     conda:
         "../envs/embed.yaml"
     params:
@@ -114,13 +114,13 @@ rule contexts_free:
 rule ctx_stats:
     input:
         contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
-        chunks=f"{R}/chunks.jsonl",
+        chunks=P.chunks(),
         prices=PRICES,
-        estimate=lambda wc: [f"{R}/ctx/{wc.cvar}/estimate.json"] if wc.cvar == "A1" else [],
+        estimate=lambda wc: [P.context_estimate(wc.cvar)] if wc.cvar == "A1" else [],
     output:
-        json=f"{R}/ctx/{{cvar}}/stats.json",
+        json=P.context_stats("{cvar}"),
     log:
-        f"{R}/logs/ctx-stats-{{cvar}}.log",
+        P.log("ctx-stats", "{cvar}"),
     conda:
         "../envs/contexts.yaml"
     params:
@@ -131,14 +131,14 @@ rule ctx_stats:
 
 rule ctx_estimate:
     input:
-        docs=f"{R}/docs.jsonl",
-        chunks=f"{R}/chunks.jsonl",
+        docs=P.docs,
+        chunks=P.chunks(),
         template=PROMPT,
         prices=PRICES,
     output:
-        json=f"{R}/ctx/{{cvar}}/estimate.json",
+        json=P.context_estimate("{cvar}"),
     log:
-        f"{R}/logs/ctx-estimate-{{cvar}}.log",
+        P.log("ctx-estimate", "{cvar}"),
     conda:
         "../envs/contexts.yaml"
     params:
@@ -152,11 +152,11 @@ rule ctx_estimate:
 rule ctx_ctxlen:
     input:
         contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
-        questions=QUESTIONS,
+        questions=P.questions,
     output:
-        json=f"{R}/ctx/{{cvar}}/ctxlen.json",
+        json=P.context_lengths("{cvar}"),
     log:
-        f"{R}/logs/ctx-ctxlen-{{cvar}}.log",
+        P.log("ctx-ctxlen", "{cvar}"),
     conda:
         "../envs/embed.yaml"
     params:
@@ -170,4 +170,4 @@ rule ctx_ctxlen:
 
 rule estimate:
     input:
-        [f"{R}/ctx/{v}/estimate.json" for v in P.context_variants if v == "A1"],
+        [P.context_estimate(v) for v in P.context_variants if v == "A1"],

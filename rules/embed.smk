@@ -4,11 +4,11 @@
 # Shards write to the content-addressed store; embed_chunks assembles the matrix from it.
 rule embed_shard:
     input:
-        variant=f"{R}/var-{{variant}}.jsonl",
+        variant=P.variant_file("{variant}"),
     output:
-        meta=f"{R}/emb/shards/{{variant}}-{{model}}-{{shard}}.json",
+        meta=P.vectors_shard("{variant}", "{model}", "{shard}"),
     log:
-        f"{R}/logs/embed-{{variant}}-{{model}}-{{shard}}.log",
+        P.log("embed", "{variant}", "{model}", "{shard}"),
     wildcard_constraints:
         shard=r"\d+",
     conda:
@@ -25,13 +25,13 @@ rule embed_shard:
 
 rule embed_chunks:
     input:
-        variant=f"{R}/var-{{variant}}.jsonl",
-        shards=lambda wc: [f"{R}/emb/shards/{wc.variant}-{wc.model}-{s}.json" for s in range(len(EMBED_SHARDS))],
+        variant=P.variant_file("{variant}"),
+        shards=lambda wc: [P.vectors_shard(wc.variant, wc.model, s) for s in range(len(EMBED_SHARDS))],
     output:
-        npy=f"{R}/emb/{{variant}}-{{model}}.npy",
-        meta=f"{R}/emb/{{variant}}-{{model}}.json",
+        npy=P.vectors("{variant}", "{model}"),
+        meta=P.vectors("{variant}", "{model}", ".json"),
     log:
-        f"{R}/logs/embed-{{variant}}-{{model}}.log",
+        P.log("embed", "{variant}", "{model}"),
     conda:
         "../envs/embed.yaml"
     params:
@@ -45,11 +45,11 @@ rule embed_chunks:
 # job (one slice, and then no shard job, up to embed.shard_texts questions).
 rule embed_question_shard:
     input:
-        questions=QUESTIONS,
+        questions=P.questions,
     output:
-        meta=f"{R}/emb/shards/q-{{model}}-{{shard}}.json",
+        meta=P.question_vectors_shard("{model}", "{shard}"),
     log:
-        f"{R}/logs/embed-q-{{model}}-{{shard}}.log",
+        P.log("embed-q", "{model}", "{shard}"),
     wildcard_constraints:
         shard=r"\d+",
     conda:
@@ -65,13 +65,13 @@ rule embed_question_shard:
 
 rule embed_questions:
     input:
-        questions=QUESTIONS,
-        shards=[f"{R}/emb/shards/q-{{model}}-{s}.json" for s in range(QUESTION_SHARDS)] if QUESTION_SHARDS > 1 else [],
+        questions=P.questions,
+        shards=[P.question_vectors_shard("{model}", s) for s in range(QUESTION_SHARDS)] if QUESTION_SHARDS > 1 else [],
     output:
-        npy=f"{R}/emb/q-{{model}}.npy",
-        meta=f"{R}/emb/q-{{model}}.json",
+        npy=P.question_vectors("{model}"),
+        meta=P.question_vectors("{model}", ".json"),
     log:
-        f"{R}/logs/embed-q-{{model}}.log",
+        P.log("embed-q", "{model}"),
     conda:
         "../envs/embed.yaml"
     threads: lambda wc: P.models[wc.model]["threads"]

@@ -1,13 +1,13 @@
 rule index:
     input:
-        variant=f"{R}/var-{{variant}}.jsonl",
-        emb=lambda wc: [f"{R}/emb/{wc.variant}-{m}.npy" for m in P.models_for(wc.variant)],
+        variant=P.variant_file("{variant}"),
+        emb=lambda wc: [P.vectors(wc.variant, m) for m in P.models_for(wc.variant)],
     output:
-        manifest=f"{R}/index/v_{{variant}}.json",
-        vocab=f"{R}/index/bm25-{{variant}}.json",
-        matrix=f"{R}/index/bm25-{{variant}}.npz",
+        manifest=P.index_manifest("{variant}"),
+        vocab=P.bm25_index("{variant}", ".json"),
+        matrix=P.bm25_index("{variant}", ".npz"),
     log:
-        f"{R}/logs/index-{{variant}}.log",
+        P.log("index", "{variant}"),
     conda:
         "../envs/search.yaml"
     threads: config["bm25"]["threads"]

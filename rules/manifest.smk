@@ -3,9 +3,9 @@ rule manifest:
         P.intermediate_outputs(),
         P.final_outputs(),
     output:
-        manifest=f"{R}/manifest.tsv",
+        manifest=P.manifest,
     log:
-        f"{R}/logs/manifest.log",
+        P.log("manifest"),
     conda:
         "../envs/data.yaml"
     script:

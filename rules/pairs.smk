@@ -1,17 +1,17 @@
 rule pairs:
     input:
-        gold=f"{R}/gold.json",
-        sets=f"{R}/question-sets.json",
-        chunks=f"{R}/chunks.jsonl",
+        gold=P.gold(),
+        sets=P.question_sets,
+        chunks=P.chunks(),
         runs=[P.run_file(r, v) for r, v in names_of(P.conditions)],
-        questions=QUESTIONS,
-        plan=ancient(f"{R}/plan.json"),  # read when the rule changes (params below), not rerun for it
-        preregistration=f"{R}/preregistration.json",
+        questions=P.questions,
+        plan=ancient(P.plan_file),  # read when the rule changes (params below), not rerun for it
+        preregistration=P.preregistration,
     output:
-        md=f"{R}/pairs.md",
-        json=f"{R}/pairs.json",
+        md=P.pairs_md,
+        json=P.pairs_json,
     log:
-        f"{R}/logs/pairs.log",
+        P.log("pairs"),
     conda:
         "../envs/data.yaml"
     params:

@@ -2,10 +2,10 @@ rule prep:
     input:
         corpus_files(CORPUS),
     output:
-        docs_all=f"{R}/docs-all.jsonl",
-        docs=f"{R}/docs.jsonl",
+        docs_all=P.docs_all,
+        docs=P.docs,
     log:
-        f"{R}/logs/prep.log",
+        P.log("prep"),
     conda:
         "../envs/data.yaml"
     params:

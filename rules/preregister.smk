@@ -11,9 +11,9 @@ localrules:
 
 rule plan:
     output:
-        json=f"{R}/plan.json",
+        json=P.plan_file,
     log:
-        f"{R}/logs/plan.log",
+        P.log("plan"),
     conda:
         "../envs/data.yaml"
     resources:
@@ -48,24 +48,24 @@ rule plan:
 
 rule preregister:
     input:
-        plan=ancient(f"{R}/plan.json"),
-        docs=ancient(f"{R}/docs.jsonl"),
-        chunks=ancient(f"{R}/chunks.jsonl"),
-        questions=ancient(QUESTIONS),
-        sets=ancient(f"{R}/question-sets.json"),
-        gold=ancient(f"{R}/gold.json"),
+        plan=ancient(P.plan_file),
+        docs=ancient(P.docs),
+        chunks=ancient(P.chunks()),
+        questions=ancient(P.questions),
+        sets=ancient(P.question_sets),
+        gold=ancient(P.gold()),
         # the deep runs (their first search.top_k are the scored ones): cut_runs also cuts A1's runs
         runs=[
             ancient((P.run_file if c.retriever.kind == "reranked" else P.deep_run)(c.retriever.name, c.variant.name))
             for c in P.conditions
             if c.variant.name != "A1"
         ],
-        estimate=[ancient(f"{R}/ctx/A1/estimate.json")] if "A1" in P.context_variants else [],
+        estimate=[ancient(P.context_estimate("A1"))] if "A1" in P.context_variants else [],
     output:
-        json=f"{R}/preregistration.json",
-        md=f"{R}/preregistration.md",
+        json=P.preregistration,
+        md=P.preregistration_md,
     log:
-        f"{R}/logs/preregister.log",
+        P.log("preregister"),
     conda:
         "../envs/data.yaml"
     script:

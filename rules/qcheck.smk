@@ -4,10 +4,10 @@ rule questions:
     input:
         [ancient(path) for path in QUESTION_FILES],
     output:
-        questions=QUESTIONS,
-        sets=f"{R}/question-sets.json",
+        questions=P.questions,
+        sets=P.question_sets,
     log:
-        f"{R}/logs/questions.log",
+        P.log("questions"),
     conda:
         "../envs/data.yaml"
     params:
@@ -22,13 +22,13 @@ rule questions:
 # strict there (the comparison lists the passages a strategy splits).
 rule qcheck:
     input:
-        docs=f"{R}/docs.jsonl",
-        chunks=f"{R}/chunks{{tag}}.jsonl",
-        questions=QUESTIONS,
+        docs=P.docs,
+        chunks=P.chunks("{tag}"),
+        questions=P.questions,
     output:
-        gold=f"{R}/gold{{tag}}.json",
+        gold=P.gold("{tag}"),
     log:
-        f"{R}/logs/qcheck{{tag}}.log",
+        P.log("qcheck{tag}"),
     conda:
         "../envs/data.yaml"
     params:

@@ -6,13 +6,13 @@ report: "../report/workflow.rst"
 
 rule plots:
     input:
-        score=f"{R}/score.json",
-        pairs=f"{R}/pairs.json",
+        score=P.score_json,
+        pairs=P.pairs_json,
     output:
-        failure=report(f"{R}/report/failure.png", caption="../report/failure.rst", category="2 Score"),
-        pairs=report(f"{R}/report/pairs.png", caption="../report/pairs.rst", category="3 Pairs"),
+        failure=report(P.plot("failure"), caption="../report/failure.rst", category="2 Score"),
+        pairs=report(P.plot("pairs"), caption="../report/pairs.rst", category="3 Pairs"),
     log:
-        f"{R}/logs/plots.log",
+        P.log("plots"),
     conda:
         "../envs/report.yaml"
     params:
@@ -24,17 +24,17 @@ rule plots:
 
 rule summary:
     input:
-        score=f"{R}/score.json",
-        pairs=f"{R}/pairs.json",
-        failure=f"{R}/report/failure.png",
-        pairs_plot=f"{R}/report/pairs.png",
-        ledgers=[f"{R}/ctx/{v}/stats.json" for v in P.context_variants],
-        tokens=f"{R}/tokens.json",
-        explorer=f"{R}/report/explorer.html",  # linked from the page
+        score=P.score_json,
+        pairs=P.pairs_json,
+        failure=P.plot("failure"),
+        pairs_plot=P.plot("pairs"),
+        ledgers=[P.context_stats(v) for v in P.context_variants],
+        tokens=P.tokens,
+        explorer=P.explorer_page,  # linked from the page
     output:
-        html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),
+        html=report(P.summary_page, caption="../report/summary.rst", category="1 Summary"),
     log:
-        f"{R}/logs/summary.log",
+        P.log("summary"),
     conda:
         "../envs/report.yaml"
     params:
@@ -46,15 +46,15 @@ rule summary:
 
 rule explorer:
     input:
-        gold=f"{R}/gold.json",
-        chunks=f"{R}/chunks.jsonl",
-        pairs=f"{R}/pairs.json",
+        **{v: P.context_files(v, KEPT_SLUGS) for v in P.context_variants},  # each context variant's files
+        gold=P.gold(),
+        chunks=P.chunks(),
+        pairs=P.pairs_json,
         runs=[P.run_file(r, v) for r, v in names_of(P.conditions)],
-        contexts=[f for v in P.context_variants for f in P.context_files(v, KEPT_SLUGS)],
     output:
-        html=report(f"{R}/report/explorer.html", caption="../report/explorer.rst", category="1 Summary"),
+        html=report(P.explorer_page, caption="../report/explorer.rst", category="1 Summary"),
     log:
-        f"{R}/logs/explorer.log",
+        P.log("explorer"),
     conda:
         "../envs/report.yaml"
     params:

@@ -1,17 +1,17 @@
 rule score:
     input:
-        gold=f"{R}/gold.json",
-        chunks=f"{R}/chunks.jsonl",
+        gold=P.gold(),
+        chunks=P.chunks(),
         runs=[P.run_file(r, v) for r, v in names_of(P.conditions)],
     output:
-        md=f"{R}/score.md",
-        json=f"{R}/score.json",
-        parquet=f"{R}/score.parquet",
-        qrels=f"{R}/runs/qrels.txt",
-        doc_runs=[f"{R}/runs/doc/{r}-{v}.trec" for r, v in names_of(P.conditions)],
-        doc_qrels=f"{R}/runs/doc/qrels.txt",
+        md=P.score_md,
+        json=P.score_json,
+        parquet=P.score_table,
+        qrels=P.qrels,
+        doc_runs=[P.doc_run(r, v) for r, v in names_of(P.conditions)],
+        doc_qrels=P.doc_qrels,
     log:
-        f"{R}/logs/score.log",
+        P.log("score"),
     conda:
         "../envs/report.yaml"
     params:

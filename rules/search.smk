@@ -1,19 +1,19 @@
 rule search_dense:
     input:
-        manifest=f"{R}/index/v_{{variant}}.json",
-        emb=f"{R}/emb/{{variant}}-{{model}}.npy",
-        emb_meta=f"{R}/emb/{{variant}}-{{model}}.json",
-        qemb=f"{R}/emb/q-{{model}}.npy",
-        qmeta=f"{R}/emb/q-{{model}}.json",
+        manifest=P.index_manifest("{variant}"),
+        emb=P.vectors("{variant}", "{model}"),
+        emb_meta=P.vectors("{variant}", "{model}", ".json"),
+        qemb=P.question_vectors("{model}"),
+        qmeta=P.question_vectors("{model}", ".json"),
     output:
         run=P.deep_run("{model}", "{variant}"),
-        trec=f"{R}/runs/deep/{{model}}-{{variant}}.trec",
+        trec=P.deep_run("{model}", "{variant}", ".trec"),
     log:
-        f"{R}/logs/search-{{model}}-{{variant}}.log",
+        P.log("search", "{model}", "{variant}"),
     conda:
         "../envs/search.yaml"
     params:
-        name="{model}:{variant}",
+        name=P.condition_name("{model}", "{variant}"),
         model="{model}",
         depth=P.search_depth,
         recall_sample=config["search"]["recall_sample"],
@@ -26,19 +26,19 @@ rule search_dense:
 
 rule search_bm25:
     input:
-        manifest=f"{R}/index/v_{{variant}}.json",
-        vocab=f"{R}/index/bm25-{{variant}}.json",
-        matrix=f"{R}/index/bm25-{{variant}}.npz",
-        questions=QUESTIONS,
+        manifest=P.index_manifest("{variant}"),
+        vocab=P.bm25_index("{variant}", ".json"),
+        matrix=P.bm25_index("{variant}", ".npz"),
+        questions=P.questions,
     output:
         run=P.deep_run("bm25", "{variant}"),
-        trec=f"{R}/runs/deep/bm25-{{variant}}.trec",
+        trec=P.deep_run("bm25", "{variant}", ".trec"),
     log:
-        f"{R}/logs/search-bm25-{{variant}}.log",
+        P.log("search", "bm25", "{variant}"),
     conda:
         "../envs/search.yaml"
     params:
-        name="bm25:{variant}",
+        name=P.condition_name("bm25", "{variant}"),
         depth=P.search_depth,
         qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
@@ -53,13 +53,13 @@ rule fuse:
         bm25=P.deep_run("bm25", "{variant}"),
     output:
         run=P.deep_run("{hybrid}", "{variant}"),
-        trec=f"{R}/runs/deep/{{hybrid}}-{{variant}}.trec",
+        trec=P.deep_run("{hybrid}", "{variant}", ".trec"),
     log:
-        f"{R}/logs/fuse-{{hybrid}}-{{variant}}.log",
+        P.log("fuse", "{hybrid}", "{variant}"),
     conda:
         "../envs/search.yaml"
     params:
-        name="{hybrid}:{variant}",
+        name=P.condition_name("{hybrid}", "{variant}"),
         preset=lambda wc: P.hybrids[wc.hybrid].preset,
         fusion=lambda wc: config["fusion"]["presets"][P.hybrids[wc.hybrid].preset],
         depth=P.search_depth,
@@ -78,17 +78,17 @@ rule cut_runs:
     for all: each is a few milliseconds, a job's start-up is seconds."""
     input:
         deep=[P.deep_run(r, v) for r, v in CUT],
-        chunks=[P.chunks_file(P.variant(v).chunker) for r, v in CUT],
+        chunks=[P.variant_chunks(v) for r, v in CUT],
     output:
         runs=[P.run_file(r, v) for r, v in CUT],
-        trecs=[P.run_file(r, v).removesuffix(".jsonl") + ".trec" for r, v in CUT],
+        trecs=[P.run_file(r, v, ".trec") for r, v in CUT],
     log:
-        f"{R}/logs/cut-runs.log",
+        P.log("cut-runs"),
     localrule: True
     conda:
         "../envs/search.yaml"
     params:
-        names=[f"{r}:{v}" for r, v in CUT],
+        names=[P.condition_name(r, v) for r, v in CUT],
         top_k=P.top_k,
     script:
         "../scripts/cut_runs.py"
@@ -97,19 +97,19 @@ rule cut_runs:
 rule rerank:
     input:
         run=P.deep_run("{base}", "{variant}"),
-        variant=f"{R}/var-{{variant}}.jsonl",
-        chunks=lambda wc: P.chunks_file(P.variant(wc.variant).chunker),
-        questions=QUESTIONS,
+        variant=P.variant_file("{variant}"),
+        chunks=lambda wc: P.variant_chunks(wc.variant),
+        questions=P.questions,
     output:
-        run=f"{R}/runs/r-{{base}}-{{variant}}.jsonl",
-        trec=f"{R}/runs/r-{{base}}-{{variant}}.trec",
+        run=P.run_file(P.reranked_name("{base}"), "{variant}"),
+        trec=P.run_file(P.reranked_name("{base}"), "{variant}", ".trec"),
     log:
-        f"{R}/logs/rerank-{{base}}-{{variant}}.log",
+        P.log("rerank", "{base}", "{variant}"),
     conda:
         "../envs/embed.yaml"
     threads: config["rerank"]["threads"]
     params:
-        name="r-{base}:{variant}",
+        name=P.condition_name(P.reranked_name("{base}"), "{variant}"),
         rerank=config["rerank"],
         top_k=P.top_k,
         store=STORE,

@@ -1,10 +1,10 @@
 rule tokens:
     input:
-        variants=[f"{R}/var-{v}.jsonl" for v in P.variant_names],
+        variants=[P.variant_file(v) for v in P.variant_names],
     output:
-        tokens=f"{R}/tokens.json",
+        tokens=P.tokens,
     log:
-        f"{R}/logs/tokens.log",
+        P.log("tokens"),
     conda:
         "../envs/embed.yaml"
     params:

@@ -1,6 +1,7 @@
 """The plan of the experiment (ctxret.plan): every name built once from a completed config, and
 every setting that names nothing of the run refused with its key, before a workflow is read."""
 import re
+from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -162,3 +163,13 @@ def test_plan_needs_the_letters_only_to_find_a_language(tmp_path):
     assert plan(stated, ROOT).language == {"language": "en", "found": "stated"}
     with pytest.raises(ValueError, match="auto"):
         plan(settings(results=str(tmp_path / "r"), store=str(tmp_path / "s")), ROOT)
+
+
+def test_the_plan_is_complete_when_built_and_cannot_be_changed(tmp_path):
+    p = planned(tmp_path, models={"e5": E5}, contexts={"llm": LLM})
+    assert p.search_depth >= p.top_k and p.conditions and p.primary and not p.fallback_used
+    for field, value in [("search_depth", 1), ("primary", []), ("notes", ())]:
+        with pytest.raises(FrozenInstanceError):
+            setattr(p, field, value)
+    with pytest.raises(AttributeError):   # a tuple: no condition added after the plan is built
+        p.conditions.append(p.conditions[0])

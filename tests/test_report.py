@@ -260,7 +260,7 @@ def synthetic_explorer(tmp_path, n: int, comparisons: list[dict]) -> Path:
     runs = {f"{r}:{v}": {q: [ids[(7 * i + s * j + 3 * m) % (2 * n)] for j in range(20)] for i, q in enumerate(gold)}
             for m, (r, v, s) in enumerate([("bm25", "T1", 1), ("e5", "T1", 3), ("e5", "X1", 5)])}
     data = explorer_data(gold, chunks, runs, {"comparisons": comparisons}, {"K": list(gold)},
-                         {"bm25": "bm25", "e5": "dense"}, {})
+                         {"bm25:T1": "bm25", "e5:T1": "dense", "e5:X1": "dense"}, {})
     page = tmp_path / "explorer.html"
     page.write_text(explorer_html(data, WORDING["en"], f"{n} questions", "en"), encoding="utf-8")
     return page

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from fnmatch import fnmatchcase as fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import guards, language, metrics
@@ -18,6 +18,7 @@ from .chunkers import CHUNKERS
 from .configlines import where
 from .errors import InputError
 from .importers import set_problem
+from .layout import Layout
 from .llm import free_context
 from .models import known_positions, known_prefixes
 from .outcomes import condition_name
@@ -87,23 +88,33 @@ class Condition:
         return condition_name(self.retriever.name, self.variant.name)
 
 
-@dataclass
-class Plan:
+def reranked_name(base: str) -> str:
+    """The retriever that reranks the run of retriever `base`."""
+    return f"r-{base}"
+
+
+@dataclass(frozen=True)
+class Plan(Layout):
+    """Built complete by plan(), never changed after (its fields cannot be set). Every file of the
+    run is named by its Layout methods, every condition by condition_name."""
     config: dict                      # completed, with every empty default resolved
     chunker: Chunker
-    compared: list[Chunker]
-    variants: list[Variant]           # the experiment's: config.variants, then X1 and A1
+    compared: tuple[Chunker, ...]
+    variants: tuple[Variant, ...]     # the experiment's: config.variants, then X1 and A1
     context_variants: dict[str, dict]  # X1 and A1 present: their backend's settings
     models: dict[str, dict]           # slots, prefixes resolved
     dense: str                        # the dense model of the primary comparisons ("" without one)
     hybrids: dict[str, Retriever]
     search_depth: int                 # entries every deep run holds
-    conditions: list[Condition]
-    compared_conditions: list[Condition]
+    conditions: tuple[Condition, ...]
+    compared_conditions: tuple[Condition, ...]
     primary: list[dict]
     fallback_used: bool
     language: dict                    # the corpus language and how it was found (language.found_language)
-    notes: list[str] = field(default_factory=list)  # what the run should be told (stderr)
+    notes: tuple[str, ...]            # what the run should be told (stderr)
+
+    condition_name = staticmethod(condition_name)
+    reranked_name = staticmethod(reranked_name)
 
     # ---- names ---------------------------------------------------------------------------
     @property
@@ -130,7 +141,7 @@ class Plan:
 
     @property
     def compared_variants(self) -> list[Variant]:
-        return [Variant(c.variant, "T1", c.name) for c in self.compared]
+        return _compared_variants(self.compared)
 
     @property
     def variant_names(self) -> list[str]:
@@ -138,20 +149,14 @@ class Plan:
 
     def models_for(self, variant: str) -> list[str]:
         """The model slots that embed a variant (a compared strategy's T1.<chunker> as T1)."""
-        base = self.variant(variant).base
-        return [m for m, slot in self.models.items() if base in slot["variants"]]
+        return _models_for(self.variant(variant).base, self.models)
 
     def retrievers_for(self, variant: str) -> list[Retriever]:
-        dense = self.models_for(variant)
-        base = [Retriever(m, "dense", m) for m in dense] + [Retriever("bm25", "bm25")]
-        base += [h for h in self.hybrids.values() if h.model in dense]
-        names = {r.name for r in base}
-        return base + [Retriever(f"r-{b}", "reranked", base=b) for b in self.reranked_bases if b in names]
+        return _retrievers(self.variant(variant).base, self.config, self.models, self.hybrids)
 
     @property
     def reranked_bases(self) -> list[str]:
-        rerank = self.config["rerank"]
-        return (rerank["of"] or list(self.hybrids)) if rerank["enabled"] else []
+        return _reranked_bases(self.config, self.hybrids)
 
     @property
     def retrievers(self) -> dict[str, Retriever]:
@@ -170,7 +175,7 @@ class Plan:
     def fusion_depth(self, preset: str) -> int:
         """Entries a hybrid reads from each list: the preset's depth, never fewer than search.top_k
         (so a hybrid run holds as many chunks as the runs it fuses)."""
-        return max(self.config["fusion"]["presets"][preset]["depth"], self.top_k)
+        return _fusion_depth(self.config, preset)
 
     def model_settings(self, name: str) -> dict:
         """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
@@ -212,44 +217,32 @@ class Plan:
         (a single one, and then no shard job, up to that many)."""
         return max(1, -(-questions // self.config["embed"]["shard_texts"]))
 
-    # ---- files ---------------------------------------------------------------------------
+    # ---- files (the rest: Layout) -----------------------------------------------------------
     def chunks_file(self, chunker: str) -> str:
-        return f"{self.results}/chunks{self.chunker_named(chunker).tag}.jsonl"
+        return self.chunks(self.chunker_named(chunker).tag)
 
-    def deep_run(self, retriever: str, variant: str) -> str:
-        return f"{self.results}/runs/deep/{retriever}-{variant}.jsonl"
-
-    def run_file(self, retriever: str, variant: str) -> str:
-        return f"{self.results}/runs/{retriever}-{variant}.jsonl"
-
-    def context_files(self, variant: str, slugs: list[str]) -> list[str]:
-        return [f"{self.results}/ctx/{variant}/docs/{slug}.jsonl" for slug in slugs]
-
-    def qdrant_path(self, variant: str) -> str:
-        """An embedded collection's directory (unused with a server, `qdrant.url`)."""
-        return f"{self.results}/qdrant/v_{variant}"
+    def variant_chunks(self, variant: str) -> str:
+        """The chunks file a variant's texts are built from."""
+        return self.chunks_file(self.variant(variant).chunker)
 
     def final_outputs(self) -> list[str]:
-        r = self.results
-        compared = [f"{r}/chunking.md", f"{r}/chunking.json", f"{r}/chunking-audit.tsv", f"{r}/report/chunking.png"]
-        return [f"{r}/score.md", f"{r}/score.json", f"{r}/score.parquet", f"{r}/runs/qrels.txt", f"{r}/pairs.md",
-                f"{r}/pairs.json", f"{r}/report/failure.png", f"{r}/report/pairs.png", f"{r}/report/summary.html",
-                *(compared if self.compared else [])]
+        compared = [self.chunking_md, self.chunking_json, self.chunking_audit, self.plot("chunking")]
+        return [self.score_md, self.score_json, self.score_table, self.qrels, self.pairs_md, self.pairs_json,
+                self.plot("failure"), self.plot("pairs"), self.summary_page, *(compared if self.compared else [])]
 
     def intermediate_outputs(self) -> list[str]:
-        r, names = self.results, self.variant_names
-        out = [f"{r}/docs-all.jsonl", f"{r}/docs.jsonl", f"{r}/chunks.jsonl", f"{r}/questions.jsonl",
-               f"{r}/question-sets.json", f"{r}/gold.json", f"{r}/plan.json", f"{r}/preregistration.json",
-               f"{r}/preregistration.md"]
-        out += [f"{r}/var-{v}.jsonl" for v in names]
-        out += [f"{r}/emb/{v}-{m}.npy" for v in names for m in self.models_for(v)]
-        out += [f"{r}/emb/q-{m}.npy" for m in self.models]
-        out.append(f"{r}/tokens.json")
-        out += [f"{r}/index/v_{v}.json" for v in names]
+        names = self.variant_names
+        out = [self.docs_all, self.docs, self.chunks(), self.questions, self.question_sets, self.gold(),
+               self.plan_file, self.preregistration, self.preregistration_md]
+        out += [self.variant_file(v) for v in names]
+        out += [self.vectors(v, m) for v in names for m in self.models_for(v)]
+        out += [self.question_vectors(m) for m in self.models]
+        out.append(self.tokens)
+        out += [self.index_manifest(v) for v in names]
         for v in self.context_variants:
-            out += [f"{r}/ctx/{v}/stats.json", f"{r}/ctx/{v}/ctxlen.json"]
+            out += [self.context_stats(v), self.context_lengths(v)]
         if PAID_VARIANT in self.context_variants:
-            out.append(f"{r}/ctx/{PAID_VARIANT}/estimate.json")
+            out.append(self.context_estimate(PAID_VARIANT))
         return out + [self.run_file(c.retriever.name, c.variant.name) for c in self.conditions]
 
     def wildcard_constraints(self) -> dict[str, str]:
@@ -312,14 +305,44 @@ def plan(config: dict, checkout: Path, letters: dict[str, int] | None = None) ->
     for m in models:
         for preset, suffix in [(config["fusion"]["default"], ""), *((p, f".{p}") for p in config["fusion"]["extra"])]:
             hybrids[f"h{m}{suffix}"] = Retriever(f"h{m}{suffix}", "hybrid", m, preset)
-    p = Plan(config, chunker, compared, variants, contexts, models, dense, hybrids, 0, [], [], [], False, found, notes)
-    p.search_depth = max([p.top_k, config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
-                         + [p.fusion_depth(h.preset) for h in hybrids.values()])
-    p.conditions = [Condition(r, v) for v in variants for r in p.retrievers_for(v.name)]
-    p.compared_conditions = [Condition(r, v) for v in p.compared_variants for r in p.retrievers_for(v.name)]
-    _check_models_of_chunkers(p)
-    p.primary, p.fallback_used = _primary(p)
-    return p
+    conditions = [Condition(r, v) for v in variants for r in _retrievers(v.base, config, models, hybrids)]
+    _check_models_of_chunkers([chunker, *compared], models)
+    primary, fallback_used, primary_notes = _primary(config, conditions, dense, contexts)
+    return Plan(
+        config, chunker, tuple(compared), tuple(variants), contexts, models, dense, hybrids,
+        search_depth=max([config["search"]["top_k"], config["rerank"]["top_n"] if config["rerank"]["enabled"] else 0]
+                         + [_fusion_depth(config, h.preset) for h in hybrids.values()]),
+        conditions=tuple(conditions),
+        compared_conditions=tuple(Condition(r, v) for v in _compared_variants(compared)
+                                  for r in _retrievers(v.base, config, models, hybrids)),
+        primary=primary, fallback_used=fallback_used, language=found, notes=(*notes, *primary_notes))
+
+
+def _compared_variants(compared) -> list[Variant]:
+    return [Variant(c.variant, "T1", c.name) for c in compared]
+
+
+def _models_for(base: str, models: dict[str, dict]) -> list[str]:
+    return [m for m, slot in models.items() if base in slot["variants"]]
+
+
+def _retrievers(base: str, config: dict, models: dict[str, dict], hybrids: dict[str, Retriever]) -> list[Retriever]:
+    """The retrievers of a variant whose texts are built as `base`."""
+    dense = _models_for(base, models)
+    first = [Retriever(m, "dense", m) for m in dense] + [Retriever("bm25", "bm25")]
+    first += [h for h in hybrids.values() if h.model in dense]
+    names = {r.name for r in first}
+    return first + [Retriever(reranked_name(b), "reranked", base=b)
+                    for b in _reranked_bases(config, hybrids) if b in names]
+
+
+def _reranked_bases(config: dict, hybrids: dict[str, Retriever]) -> list[str]:
+    rerank = config["rerank"]
+    return (rerank["of"] or list(hybrids)) if rerank["enabled"] else []
+
+
+def _fusion_depth(config: dict, preset: str) -> int:
+    return max(config["fusion"]["presets"][preset]["depth"], config["search"]["top_k"])
 
 
 def _corpus_language(corpus: dict, letters: dict[str, int] | None) -> dict:
@@ -454,41 +477,43 @@ def bm25_primaries(specs: list[dict]) -> list[dict]:
     return out
 
 
-def _check_models_of_chunkers(p: Plan) -> None:
-    for c in p.chunkers:
-        if c.model is not None and c.model not in p.models:
+def _check_models_of_chunkers(chunkers: list[Chunker], models: dict[str, dict]) -> None:
+    for c in chunkers:
+        if c.model is not None and c.model not in models:
             raise Problem(f"chunking.{c.name}.{CHUNKERS[c.name].model_key}",
-                          f"{c.model!r} is not a model slot ({', '.join(p.models) or 'models is empty'})")
+                          f"{c.model!r} is not a model slot ({', '.join(models) or 'models is empty'})")
 
 
-def _primary(p: Plan) -> tuple[list[dict], bool]:
-    """The primary comparisons, resolved against this run's conditions; rerank.of checked too."""
-    config = p.config
-    bases = {c.retriever.name for c in p.conditions if c.retriever.kind != "reranked"}
+def _primary(config: dict, conditions: list[Condition], dense: str,
+             context_variants: dict[str, dict]) -> tuple[list[dict], bool, list[str]]:
+    """The primary comparisons, resolved against this run's conditions, whether the fallback
+    variant stands in, and what the run should be told of them; rerank.of checked too."""
+    notes = []
+    bases = {c.retriever.name for c in conditions if c.retriever.kind != "reranked"}
     unknown = [r for r in config["rerank"]["of"] if r not in bases]
     if config["rerank"]["enabled"] and unknown:
         raise Problem("rerank.of", f"{unknown} are not runs ({', '.join(sorted(bases))})")
     specs, fallback = config["pairs"]["primary"], config["pairs"]["fallback_variant"]
     defaults = specs == schema_default("pairs", "primary")
-    if defaults and not p.dense:
+    if defaults and not dense:
         specs = bm25_primaries(specs)
-        p.notes.append(f"pairs.primary: no dense model (models is empty), so the default primary comparisons are "
+        notes.append(f"pairs.primary: no dense model (models is empty), so the default primary comparisons are "
                        f"BM25's: {', '.join(s['a'] + ' vs ' + s['b'] for s in specs)}")
     for i, spec in enumerate(specs):
-        if not p.dense and "{dense}" in spec["a"] + spec["b"]:
+        if not dense and "{dense}" in spec["a"] + spec["b"]:
             raise Problem(f"pairs.primary.{i}", "{dense} needs a dense model, and models is empty; "
                                                 "declare primaries such as {a: 'bm25:T1', b: 'bm25:A1'}")
-    main, names = config["score"]["main_group"], p.condition_names
-    primary, used = resolve_primary([{**s, "group": s["group"] or main} for s in specs], names, p.dense, fallback,
+    main, names = config["score"]["main_group"], [c.name for c in conditions]
+    primary, used = resolve_primary([{**s, "group": s["group"] or main} for s in specs], names, dense, fallback,
                                     list(config["questions"]["groups"]),
                                     lambda i, message: Problem(f"pairs.primary.{i}", message), skip_missing=defaults)
     if defaults and len(primary) < len(specs):
-        p.notes.append(f"pairs.primary: {len(specs) - len(primary)} of the default primary comparisons left out: "
+        notes.append(f"pairs.primary: {len(specs) - len(primary)} of the default primary comparisons left out: "
                        f"this run has neither A1 nor the fallback {fallback} for them"
                        + ("" if primary else "; no primary comparison, so no verdict (declare pairs.primary for one)"))
-    for pr in primary if PAID_VARIANT in p.context_variants else []:
+    for pr in primary if PAID_VARIANT in context_variants else []:
         missing = [c for c in (planning_side(pr[s], PAID_VARIANT, fallback) for s in "ab") if c not in names]
         if missing:  # the preregistration says so too
-            p.notes.append(f"pairs.primary: {pr['a']} vs {pr['b']}: no power estimate before paying, as this run "
+            notes.append(f"pairs.primary: {pr['a']} vs {pr['b']}: no power estimate before paying, as this run "
                            f"has no {missing[0]} (add {fallback} to that model's variants)")
-    return primary, used
+    return primary, used, notes

@@ -23,6 +23,7 @@ from ..fileio import read_json, read_jsonl, write_json, write_text
 from ..paired import compare
 from ..presentation.figures import plot_chunking
 from ..metrics import Judged, Measure, gold_rank
+from ..outcomes import condition_name
 from ..presentation.pages import chunking_markdown, chunking_rows
 from ..questionset import cluster_of, gold_groups, gold_kind
 from ..runs import read_run
@@ -111,7 +112,7 @@ def run(input, output, params, **_) -> None:
                            "retrievers": {r: retriever_summary(o, hit) for r, o in outcomes.items()}})
     clusters = {q["id"]: cluster_of(q, params.cluster_key) for q in questions}
     base = strategies[0]
-    comparisons = [{"a": f"{r}:{base['name']}", "b": f"{r}:{s['name']}",
+    comparisons = [{"a": condition_name(r, base["name"]), "b": condition_name(r, s["name"]),
                     **compare(base["outcomes"][r], s["outcomes"][r], qids, k, clusters, int(params.seed),
                               int(params.resamples))}
                    for s in strategies[1:] for r in s["outcomes"] if r in base["outcomes"]]

@@ -21,7 +21,7 @@ def explorer_data(gold: dict, chunks: dict[str, dict], runs: dict[str, dict[str,
                   groups: dict[str, list[str]], kinds: dict[str, str], contexts: dict[str, dict[str, str]]) -> dict:
     """The page's data: conditions by index, the compared pairs (primaries first) as indices, every
     scorable question with its ranks and top 5 per condition, and the chunks those name (with their
-    contexts by variant); `kinds` names each retriever's kind."""
+    contexts by variant); `kinds` names each condition's retriever kind."""
     conditions = list(runs)
     index = {c: i for i, c in enumerate(conditions)}
     compared = list(dict.fromkeys((c["a"], c["b"], c["group"]) for c in pairs["comparisons"]))
@@ -40,7 +40,7 @@ def explorer_data(gold: dict, chunks: dict[str, dict], runs: dict[str, dict[str,
                           "gold": [ref(cid) for cid in g["gold_chunks"]],
                           "ranks": [gold_rank(r, set(g["gold_chunks"])) for r in ranked],
                           "top": [[ref(cid) for cid in r[:TOP]] for r in ranked]})
-    return {"conditions": conditions, "bm25": [kinds[c.rpartition(":")[0]] == "bm25" for c in conditions],
+    return {"conditions": conditions, "bm25": [kinds[c] == "bm25" for c in conditions],
             "pairs": [{"a": index[a], "b": index[b], "group": g} for a, b, g in compared],
             "ks": sorted({c["k"] for c in pairs["comparisons"]}) or [5], "groups": list(groups),
             "questions": questions,
@@ -55,10 +55,10 @@ def run(input, output, params, **_) -> None:
     pairs = read_json(input.pairs)
     runs = {condition_name(r, v): read_run(path, chunks) for (r, v), path in zip(params.conditions, input.runs,
                                                                                   strict=True)}
-    contexts = {v: {r["chunk_id"]: r["context"] for path in input.contexts if f"/ctx/{v}/" in path
-                    for _, r in iter_jsonl(path)} for v in params.context_variants}
-    data = explorer_data(gold, chunks, runs, pairs, group_members(gold, dict(params.groups)), dict(params.kinds),
-                         contexts)
+    kinds = {condition_name(r, v): params.kinds[r] for r, v in params.conditions}
+    contexts = {v: {r["chunk_id"]: r["context"] for path in getattr(input, v) for _, r in iter_jsonl(path)}
+                for v in params.context_variants}  # an input of its files per context variant
+    data = explorer_data(gold, chunks, runs, pairs, group_members(gold, dict(params.groups)), kinds, contexts)
     html = explorer_html(data, t, pairs["title"], params.language)
     write_text(output.html, html)
     print(f"{output.html}: {len(data['questions'])} questions, {len(data['chunks'])} chunks, "
