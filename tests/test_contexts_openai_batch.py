@@ -146,7 +146,8 @@ def test_three_percent_failing_are_sent_again_in_a_later_batch_and_counted_by_ca
     assert len(got) == len(chunks)
     ledger = summarize(got, len(chunks), PRICES)
     assert ledger["discarded"] == {"errored": failing - 1, "expired": 1}
-    assert ledger["calls"] == len(chunks) + failing and ledger["failed"] == 0 and ledger["priced_at"] == {"batch": len(chunks)}
+    assert ledger["calls"] == len(chunks) + failing and ledger["failed"] == 0
+    assert ledger["priced_at"] == {"batch": len(chunks)}
     e = estimate(docs, chunks, PROMPT, EXTRA, model_prices(PRICES, MODEL), 170, "openai-batch")
     vs = versus(e, ledger)
     assert abs(vs["dollars"]["error_pct"]) <= 10, vs["dollars"]
@@ -268,3 +269,11 @@ def test_the_workflow_plans_one_batch_job_for_every_document(tmp_path):
     counts = dict(line.split() for line in planned.splitlines()
                   if len(line.split()) == 2 and line.split()[1].isdigit())
     assert counts.get("contexts_batch") == "1" and "contexts" not in counts and "ctx_shards" not in counts
+
+
+def test_openai_itself_without_a_key_stops_before_any_job(tmp_path):
+    from workflow import mini_config, snakemake
+    config = mini_config(tmp_path, contexts={"llm": {"backend": "openai-batch", "model": MODEL}})
+    proc = snakemake(config, "-n", check=False, env={"OPENAI_API_KEY": ""})
+    assert proc.returncode != 0
+    assert "llm backend 'openai-batch': environment variable OPENAI_API_KEY is not set" in proc.stdout + proc.stderr

@@ -10,6 +10,8 @@ ones read), split by the provider's limits (requests, bytes). Nothing is paid tw
 - each answer is stored as the results file is read;
 - a request that errored, expired or was canceled is counted by cause (the record's
   `discarded`, so the ledger) and sent again in a later batch, up to contexts.attempts in all;
+  one the ended batch's results leave out, by the cause its state names (a canceled or failed
+  OpenAI batch);
 - a batch still running at contexts.batch.max_wait_h leaves one line per batch and fails the job
   (InputError): the next run collects it (at_max_wait: leave), or it is canceled, what it
   answered is stored and the next run sends the rest again (at_max_wait: cancel).

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
+from .. import secrets
+from ..errors import InputError
 from .base import AttemptFailed, CallResult, sdk_call, short
 from .batch_api import BatchState, line_bytes
 from .openai_api import OpenAIBackend
@@ -33,6 +35,12 @@ class OpenAIBatchBackend(OpenAIBackend):
     api = "openai"
     max_requests, max_bytes = MAX_REQUESTS, MAX_BYTES
     request_bytes = staticmethod(line_bytes)
+
+    def __init__(self, settings: dict):
+        if not settings["base_url"] and not secrets.key(settings["api_key_env"]):   # OpenAI itself
+            raise InputError(f"llm backend {self.name!r}: environment variable {settings['api_key_env']} is not set "
+                             f"(OpenAI needs it; a compatible server without keys: set base_url)")
+        super().__init__(settings)
 
     def identity(self) -> dict:
         return {**super().identity(), "backend": "openai"}
