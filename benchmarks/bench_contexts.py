@@ -134,7 +134,7 @@ def measure(scale: int, work: Path, server, openai) -> dict[str, Step]:
     settings["contexts"]["batch"] = {"poll_s": 0.5, "poll_max_s": 2, "progress_s": 5}
     for backend, fake, llm in (
             ("anthropic-batch", server, {"model": "claude-opus-5-5", "base_url": server.url}),
-            ("openai-batch", openai, {"model": "gpt-5-mini", "base_url": f"{openai.url}/v1"})):
+            ("openai-batch", openai, {"model": "gpt-4.1-mini", "base_url": f"{openai.url}/v1"})):
         settings["contexts"]["llm"] = {"backend": backend, **llm}
         places["store"] = work / f"store-{backend}"
         settings["store"] = str(places["store"])

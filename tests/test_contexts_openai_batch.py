@@ -32,7 +32,7 @@ TEMPLATE = ROOT / "config" / "context-prompt.txt"
 PROMPT = read_prompt(TEMPLATE)
 EXTRA = "Answer in Korean, the language of the document."
 PRICES = yaml.safe_load((ROOT / "config" / "prices.yaml").read_text(encoding="utf-8"))
-MODEL = "gpt-5-mini"
+MODEL = "gpt-4.1-mini"
 FAST = {"max_wait_h": 1.0, "at_max_wait": "leave", "poll_s": 0.05, "poll_max_s": 0.2, "progress_s": 0.3}
 
 
