@@ -17,12 +17,14 @@ so what is timed is the workflow's own cost. Per scale, with --cores 2 and the d
   store of its own (so that it pays; the switch also reruns chunks, whose params name the store):
   one job for every document, the requests it submits, files written; then again with A1's
   files deleted: 0 requests submitted, the files one batch job writes;
+- the same by the OpenAI Batch API (openai-batch, the fake OpenAI server's Batch and Files
+  APIs), into a third store;
 - then the store: one run's 4,400 vectors (384 floats) looked up in a store holding one run's
   entries and one holding 100 runs'.
 
-Targets: 4 documents in flight at 1x; 0 calls on both reruns; by batch, as many requests as A1's
-online calls, and 0 on its rerun; in results/ (logs aside), at most 2 files written per document
-for A1 (shard, records) and 1 for X1 and for A1 by batch, besides the variant file
+Targets: 4 documents in flight at 1x; 0 calls on both reruns; by either batch API, as many
+requests as A1's online calls, and 0 on its rerun; in results/ (logs aside), at most 2 files
+written per document for A1 (shard, records) and 1 for X1 and for A1 by batch, besides the variant file
 (nothing per chunk); every time at 10x <= 12x the
 1x time; the lookup among 100 runs' entries <= 2x the lookup among one run's (an index search
 grows with the logarithm of the entries; scanning every pack, as the store did before, grew
@@ -51,10 +53,12 @@ from targets import load_line, target
 from ctxret.store import VectorStore
 
 sys.path.insert(0, str(ROOT / "tests"))
-from fakes.llm_servers import anthropic_server  # noqa: E402 (the tests' fake, beside them)
+from fakes.llm_servers import anthropic_server, openai_server  # noqa: E402 (the tests' fakes, beside them)
 
 IN_FLIGHT = 4             # llm_workers in profiles/default
-RESULTS_FILES_PER_DOC = {"A1": 2, "X1": 1, "A1 by batch": 1}   # A1: its shard and its records; else its records
+BATCH_APIS = ("anthropic-batch", "openai-batch")
+# A1: its shard and its records; else its records
+RESULTS_FILES_PER_DOC = {"A1": 2, "X1": 1, **{f"A1 by {b}": 1 for b in BATCH_APIS}}
 LOOKUP_GROWTH = 2.0      # an index lookup: log(440,000) / log(4,400) = 1.5, plus cache misses
 STORE_RUNS, STORE_ROWS, STORE_DIMS = 100, 4400, 384
 
@@ -96,7 +100,7 @@ def most_in_flight(results: Path) -> int:
     return peak
 
 
-def measure(scale: int, work: Path, server) -> dict[str, Step]:
+def measure(scale: int, work: Path, server, openai) -> dict[str, Step]:
     # the preregistration (an input of every A1 job) needs the free variants' runs: embedded by
     # the tiny stand-in model (seconds), not the default e5 (over 20 minutes at 1x on 2 cores)
     models = stand_in_model(work)
@@ -125,19 +129,22 @@ def measure(scale: int, work: Path, server) -> dict[str, Step]:
         sys.exit(f"the rerun was not a no-op; log {logs / 'no-op.log'}")
     shutil.rmtree(results)
     steps["results/ deleted, rerun"] = step("deleted", "var-A1.jsonl", "var-X1.jsonl")
-    # A1 again by the Message Batches API (anthropic-batch), into a store of its own so that it
-    # pays: one job for every document; then its rerun with A1's files deleted (0 requests)
-    settings["contexts"]["llm"] = {"backend": "anthropic-batch", "model": "claude-opus-5-5", "base_url": server.url}
+    # A1 again by each batch API, into a store of its own so that it pays: one job for every
+    # document; then its rerun with A1's files deleted (0 requests)
     settings["contexts"]["batch"] = {"poll_s": 0.5, "poll_max_s": 2, "progress_s": 5}
-    places["store"] = work / "store-batch"
-    settings["store"] = str(places["store"])
-    config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
-    for label, name in (("A1 by batch + variant", "a1-batch"), ("A1 by batch, A1 deleted", "a1-batch-again")):
-        shutil.rmtree(results / "ctx" / "A1" / "docs")
-        (results / "var-A1.jsonl").unlink()
-        requests = batch_requests(server)
-        steps[label] = step(name, "var-A1.jsonl")
-        steps[label].calls = batch_requests(server) - requests   # requests submitted in batches
+    for backend, fake, llm in (
+            ("anthropic-batch", server, {"model": "claude-opus-5-5", "base_url": server.url}),
+            ("openai-batch", openai, {"model": "gpt-4.1-mini", "base_url": f"{openai.url}/v1"})):
+        settings["contexts"]["llm"] = {"backend": backend, **llm}
+        places["store"] = work / f"store-{backend}"
+        settings["store"] = str(places["store"])
+        config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
+        for label, name in ((f"{backend} + variant", backend), (f"{backend}, A1 deleted", f"{backend}-again")):
+            shutil.rmtree(results / "ctx" / "A1" / "docs")
+            (results / "var-A1.jsonl").unlink()
+            requests = batch_requests(fake)
+            steps[label] = step(name, "var-A1.jsonl")
+            steps[label].calls = batch_requests(fake) - requests   # requests submitted in batches
     return steps
 
 
@@ -173,17 +180,18 @@ def print_scale(scale: int, steps: dict[str, Step]) -> None:
     a1 = steps["A1 contexts + variant"]
     print(f"  A1: at most {a1.in_flight} documents in flight at once (--cores 2)")
     docs = 88 * scale
-    # A1 by batch: its rerun's files (its first run also rewrites chunks.jsonl and what follows
+    # A1 by a batch API: its rerun's files (its first run also rewrites chunks.jsonl and what follows
     # from it: the chunks rule's params name the store, which it switches)
     for variant, label in (("A1", "A1 contexts + variant"), ("X1", "X1 contexts + variant"),
-                           ("A1 by batch", "A1 by batch, A1 deleted")):
+                           *((f"A1 by {b}", f"{b}, A1 deleted") for b in BATCH_APIS)):
         files = steps[label].written["results"] - 1  # the variant file
         limit = RESULTS_FILES_PER_DOC[variant]
         target(f"{variant} contexts {scale}x: files in results/ per document", f"{files / docs:.2f}", f"<= {limit}",
                files <= limit * docs)
-    batch = [steps[k].calls for k in ("A1 by batch + variant", "A1 by batch, A1 deleted")]
-    target(f"A1 by batch {scale}x: requests submitted, then on the rerun", str(batch),
-           f"[{steps['A1 contexts + variant'].calls:,}, 0]", batch == [steps["A1 contexts + variant"].calls, 0])
+    for b in BATCH_APIS:
+        batch = [steps[k].calls for k in (f"{b} + variant", f"{b}, A1 deleted")]
+        target(f"A1 by {b} {scale}x: requests submitted, then on the rerun", str(batch),
+               f"[{steps['A1 contexts + variant'].calls:,}, 0]", batch == [steps["A1 contexts + variant"].calls, 0])
     calls = [steps[k].calls for k in ("no-op rerun (A1, X1)", "results/ deleted, rerun")]
     target(f"A1 contexts {scale}x: calls on a no-op rerun, after deleting results/", str(calls), "[0, 0]",
            calls == [0, 0])
@@ -208,16 +216,17 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the corpora, results, stores and logs")
     args = ap.parse_args()
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-contexts-"))
-    os.environ["ANTHROPIC_API_KEY"] = "sk-bench"   # the fake server wants one; nothing leaves the machine
+    os.environ["ANTHROPIC_API_KEY"] = "sk-bench"   # the fake servers want one; nothing leaves the machine
+    os.environ["OPENAI_API_KEY"] = "sk-bench"
     print(f"{os.cpu_count()} cores, {load_line()}; work directory {root}")
     measured = []
-    with anthropic_server() as server:
+    with anthropic_server() as server, openai_server() as openai:
         for scale in sorted(args.scales):
             work = root / f"x{scale}"
             if work.exists():
                 sys.exit(f"{work} exists: remove it or choose another --workdir")
             work.mkdir(parents=True)
-            measured.append((scale, measure(scale, work, server)))
+            measured.append((scale, measure(scale, work, server, openai)))
             print_scale(*measured[-1])
     for big in measured[1:]:
         print_ratios(measured[0], big)

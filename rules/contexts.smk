@@ -14,10 +14,10 @@ rule ctx_shards:
         "../scripts/ctx_shards.py"
 
 
-# A1 by a batch API (contexts.llm.backend anthropic-batch): one job for every document. A batch
-# is priced and processed as a whole, a document's requests travel together, and one process
-# polls, collects and resumes the open batches (ctxret.batchctx); a job per document would submit
-# 88 batches and hold 88 pollers. It holds no core while it waits (threads 0).
+# A1 by a batch API (contexts.llm.backend anthropic-batch, openai-batch): one job for every
+# document. A batch is priced and processed as a whole, a document's requests travel together,
+# and one process polls, collects and resumes the open batches (ctxret.batchctx); a job per
+# document would submit 88 batches and hold 88 pollers. It holds no core while it waits (threads 0).
 A1_BY_BATCH = "A1" in P.context_variants and backend_spec(P.context_variants["A1"]["backend"]).batch
 
 if A1_BY_BATCH:

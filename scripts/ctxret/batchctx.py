@@ -10,6 +10,8 @@ ones read), split by the provider's limits (requests, bytes). Nothing is paid tw
 - each answer is stored as the results file is read;
 - a request that errored, expired or was canceled is counted by cause (the record's
   `discarded`, so the ledger) and sent again in a later batch, up to contexts.attempts in all;
+  one the ended batch's results leave out, by the cause its state names (a canceled or failed
+  OpenAI batch);
 - a batch still running at contexts.batch.max_wait_h leaves one line per batch and fails the job
   (InputError): the next run collects it (at_max_wait: leave), or it is canceled, what it
   answered is stored and the next run sends the rest again (at_max_wait: cancel).
@@ -28,6 +30,7 @@ from .errors import InputError
 from .fileio import read_json, write_json, write_jsonl
 from .llm import AttemptFailed, CallResult
 from .llm.base import Unreachable
+from .llm.batch_api import BatchState
 from .prompt import Prompt
 from .replies import ReplyChecks
 from .store import check_writable, claimed, content_key
@@ -145,8 +148,10 @@ class BatchRun:
                 print(f"{what} failed ({e.cause}: {e.detail}); again in {wait:g} s", flush=True)
                 self.sleep(wait)
 
-    def collect(self, entry: dict) -> list[str]:
+    def collect(self, entry: dict, state: BatchState) -> list[str]:
         """Store every answer of an ended batch as its results are read; the keys that failed."""
+        if state.note:
+            print(f"batch {entry['batch_id']}: {state.note}", flush=True)
         failed, seen = [], set()
         for key, outcome in self.call(lambda: self.backend.results(entry["batch_id"]), "reading results"):
             seen.add(key)
@@ -161,10 +166,10 @@ class BatchRun:
                 self.collected += 1
             if request is not None:
                 self.tries[key] = self.tries.get(key, 0) + 1
-        missing = [k for k in entry["keys"] if k not in seen]   # never seen in the results: as expired
+        missing = [k for k in entry["keys"] if k not in seen]   # never seen in the results
+        why = f"no result in batch {entry['batch_id']}" + (f" ({state.note})" if state.note else "")
         for key in missing:
-            self.store.record_failure(key, [{"cause": "expired", "detail": f"no result in batch {entry['batch_id']}",
-                                             "at": now()}])
+            self.store.record_failure(key, [{"cause": state.unanswered, "detail": why, "at": now()}])
         entry["state"] = "collected"
         self.log.save(entry)
         return failed + missing
@@ -192,14 +197,14 @@ class BatchRun:
             states.update({e["batch_id"]: self.call(lambda e=e: self.backend.state(e["batch_id"]), "polling")
                            for e in open_entries})
             for e in [e for e in open_entries if states[e["batch_id"]].status == "ended"]:
-                self.retry += self.collect(e)
+                self.retry += self.collect(e, states[e["batch_id"]])
                 open_entries.remove(e)
             if not open_entries:
                 break
             if self.clock() >= next_line:
                 counts = {k: sum(s.counts.get(k, 0) for s in states.values())
                           for k in ("succeeded", "errored", "expired", "canceled")}
-                done = total - sum(s.counts.get("processing", 0) for s in states.values())
+                done = sum(s.done for s in states.values())
                 print(f"batches open {len(open_entries)}: done {done:,} of {total:,} (succeeded "
                       f"{counts['succeeded']:,}, errored {counts['errored']:,}, expired {counts['expired']:,}), "
                       f"elapsed {elapsed(self.clock() - started)}", flush=True)
@@ -208,8 +213,7 @@ class BatchRun:
                 for e in open_entries:
                     s = states[e["batch_id"]]
                     then = "run again to collect" if self.waiting.at_max_wait == "leave" else "canceling it"
-                    print(f"batch {e['batch_id']} {len(e['keys']) - s.counts.get('processing', 0):,} of "
-                          f"{len(e['keys']):,} done; {then}", flush=True)
+                    print(f"batch {e['batch_id']} {s.done:,} of {len(e['keys']):,} done; {then}", flush=True)
                 return open_entries
             self.sleep(max(0.0, min(interval, deadline - self.clock(), next_line - self.clock())))
             interval = min(interval * 2, self.waiting.poll_max_s)

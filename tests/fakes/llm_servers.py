@@ -12,6 +12,9 @@ The Anthropic server also runs the Message Batches API (create, retrieve, result
         server.batch_fail("errored", n=2)  # the next two requests processed: errored ("expired", "canceled")
         server.batches                     # {id: {"requests", "created", "canceled", "results"}}
 
+The OpenAI server runs the Batch and Files APIs the same way (tests/fakes/openai_batch_api.py):
+batch_delay_s, batch_fail("errored"|"expired"), batches, files, failed_batches.
+
 The answer is a Korean sentence from the chunk (<chunk>...</chunk> of the user message, else the
 message), about as long as a real context, as fake_claude's. Tokens are characters / 1.46, as
 for Korean technical text (config/prices.yaml). The Anthropic server caches a
@@ -31,6 +34,8 @@ import uuid
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
+
+from .openai_batch_api import OpenAIBatchAPI
 
 
 def tokens(text: str) -> int:
@@ -57,7 +62,7 @@ MALFORMED = {"empty": ("application/json", b""),
              "html": ("text/html", b"<html><body><h1>502 Bad Gateway</h1></body></html>"),
              "shapeless": {"ok": True}}
 
-class FakeServer:
+class FakeServer(OpenAIBatchAPI):
     """One loopback server; `api` is "anthropic" or "openai"."""
 
     def __init__(self, api: str, sleep_s: float = 5.0):
@@ -67,10 +72,11 @@ class FakeServer:
         self.seen_prefixes: set[str] = set()
         self._plan: list[str] = []
         self.batches: dict[str, dict] = {}
+        self.files: dict[str, dict] = {}
         self.batch_delay_s = 0.0
         self._batch_plan: list[str] = []
         self._tampers: list = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
@@ -118,7 +124,7 @@ class FakeServer:
     def handle(self, method: str, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
         try:
             payload = json.loads(body or b"null")
-        except json.JSONDecodeError:
+        except ValueError:   # not JSON (a multipart upload, a file)
             payload = None
         with self._lock:
             self.requests.append({"method": method, "path": path, "headers": headers,
@@ -134,6 +140,8 @@ class FakeServer:
                                    "param": None, "code": "invalid_api_key"}}
         elif mode is not None:
             return self.error(int(mode))
+        if self.api == "openai" and path.startswith(("/v1/files", "/v1/batches")):
+            return self.openai_batches(method, path, headers, body, payload)
         if self.api == "anthropic" and path.startswith("/v1/messages/batches"):
             return self.message_batches(method, path, headers, payload)
         if self.api == "anthropic":

@@ -22,6 +22,7 @@ from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreac
 from .claude_cli import ClaudeCliBackend
 from .heuristic import HeuristicBackend
 from .openai_api import OpenAIBackend
+from .openai_batch import OpenAIBatchBackend
 
 __all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "ContextFailed", "BackendSpec",
            "BACKENDS", "FREE_BACKEND", "free_context", "backend_spec", "make_backend", "priced_model",
@@ -60,6 +61,8 @@ BACKENDS = {spec.name: spec for spec in (
     BackendSpec("anthropic-batch", AnthropicBatchBackend, SDK_SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}, batch=True),
     BackendSpec("openai", OpenAIBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
+    BackendSpec("openai-batch", OpenAIBatchBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"},
+                batch=True),
     BackendSpec("heuristic", HeuristicBackend, ("language",), prices_key=None),
 )}
 FREE_BACKEND = "heuristic"  # X1: the context from the document's structure

@@ -7,23 +7,15 @@ custom_id of a request is its store key (64 hex digits, the API's longest custom
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Iterator
 
 from .anthropic_api import AnthropicBackend
 from .base import AttemptFailed, CallResult, sdk_call, short
+from .batch_api import BatchState, line_bytes
 
 # The provider's limits per batch (docs: "Message Batches API", batch limitations).
 MAX_REQUESTS = 100_000
 MAX_BYTES = 256 * 1024 * 1024
-OUTCOMES = ("succeeded", "errored", "canceled", "expired")
-
-
-@dataclass
-class BatchState:
-    status: str               # in_progress, canceling, ended
-    counts: dict[str, int]    # processing and each of OUTCOMES
 
 
 class AnthropicBatchBackend(AnthropicBackend):
@@ -37,9 +29,7 @@ class AnthropicBatchBackend(AnthropicBackend):
     def request(self, key: str, system: str, user: str) -> dict:
         return {"custom_id": key, "params": self.params(system, user)}
 
-    @staticmethod
-    def request_bytes(request: dict) -> int:
-        return len(json.dumps(request, ensure_ascii=False).encode("utf-8")) + 1
+    request_bytes = staticmethod(line_bytes)
 
     def submit(self, requests: list[dict]) -> str:
         """A new batch of `requests` (request()'s); its id."""

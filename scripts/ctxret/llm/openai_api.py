@@ -24,10 +24,13 @@ class OpenAIBackend(SdkBackend):
     def __init__(self, settings: dict):
         super().__init__(settings, secrets.key(settings["api_key_env"]) or "none")
 
+    def params(self, system: str, user: str) -> dict:
+        """One chunk's chat completion: the document as the system message, first; the chunk as the user message."""
+        return dict(model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
+                    messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+
     def create(self, system: str, user: str):
-        return self.client.chat.completions.create(
-            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+        return self.client.chat.completions.create(**self.params(system, user))
 
     def result(self, response, duration_ms: int) -> CallResult:
         raw = response.model_dump(mode="json", warnings=False)

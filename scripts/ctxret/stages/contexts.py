@@ -28,7 +28,7 @@ def run(input, output, params, **_) -> None:
 
 
 def run_batch(input, output, params, **_) -> None:
-    """An LLM variant by a batch API (anthropic-batch): every document in one job, its records
+    """An LLM variant by a batch API (anthropic-batch, openai-batch): every document in one job, its records
     written once every chunk has a context (ctxret.batchctx)."""
     paths = {Path(p).stem: Path(p) for p in output}
     docs = documents_with_chunks(input.docs, input.chunks, list(paths))
