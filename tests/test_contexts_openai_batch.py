@@ -59,7 +59,8 @@ def job(tmp_path, server, docs, chunks, **batch) -> dict:
              "template": str(TEMPLATE)}
     return {"input": files, "output": [str(res / "ctx" / "A1" / "docs" / f"{d['slug']}.jsonl") for d in docs],
             "params": {"variant": "A1", "llm": llm(server), "extra_sentence": EXTRA, "store": str(tmp_path / "store"),
-                       "attempts": 3, "backoff_s": 0.0, "batch": {**FAST, **batch}}}
+                       "attempts": 3, "backoff_s": 0.0, "batch": {**FAST, **batch},
+                       "reply": settings()["contexts"]["reply"]}}
 
 
 def run(io: dict) -> None:

@@ -111,7 +111,7 @@ class OpenAIBatchBackend(OpenAIBackend):
             return key, AttemptFailed("errored", short(f"HTTP {status}: {message}"), item)
         try:
             completion = self.sdk.types.chat.ChatCompletion.model_validate(response.get("body"))
-            return key, self.result(completion, 0)
+            return key, self.read(completion, 0)
         except AttemptFailed as e:
             return key, e
         except ValueError as e:   # pydantic's ValidationError: not a chat completion
