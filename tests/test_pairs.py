@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import question_sets
+from independent_randomization import reciprocal_rank_p
 from ctxret import paired
 from ctxret.stages import pairs, preregister, questions
 from ctxret.errors import InputError
@@ -321,23 +322,6 @@ def test_surprising_settings_are_a_warning_in_the_log_and_first_in_the_report(tm
     assert found["warnings"] == []   # only a stated language is checked against the text
 
 
-REAL_VALUES = Path(__file__).parent / "data" / "randomization"
-
-
-def scipy_randomization_p(a, b, exact: bool, seed: int = 7) -> float:
-    """scipy's paired permutation test of mean(b - a), two-sided. Only the questions that differ
-    are passed: re-pairing a question scored the same under A and B changes nothing, and so the
-    exact test (2^n sign vectors) stays within reach."""
-    from scipy.stats import permutation_test
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    keep = a != b
-    if keep.sum() < 2:                                 # scipy needs two; one sign flip cannot exceed itself
-        return 1.0
-    return float(permutation_test((a[keep], b[keep]), lambda x, y, axis: np.mean(y - x, axis=axis),
-                                  permutation_type="samples", vectorized=True, random_state=seed, batch=20_000,
-                                  n_resamples=np.inf if exact else paired.PERMUTATIONS).pvalue)
-
-
 def test_continuous_measures_get_a_randomization_test_in_a_holm_family_of_their_own(tmp_path):
     conditions = ["e5:T0", "e5:T1", "e5:X1", "bm25:T1", "bm25:X1", "he5:T1", "he5:X1"]
     ranks = {c: random_ranks(ALL, i) for i, c in enumerate(conditions)}
@@ -358,11 +342,11 @@ def test_continuous_measures_get_a_randomization_test_in_a_holm_family_of_their_
                                   (HP if c["group"] == "HP" else SETS["G"]))]) for side in ("a", "b")}
             assert (c["mean_a"], c["mean_b"]) == pytest.approx((rr["a"].mean(), rr["b"].mean()))
             assert c["ci"][0] <= c["diff"] <= c["ci"][1]
-            assert c["p"] == pytest.approx(scipy_randomization_p(rr["a"], rr["b"], c["p_method"] == "exact"),
-                                           abs=0.0005 if c["p_method"] == "monte carlo" else 1e-12)
+            assert c["p_method"] == "exact" and c["p_bounds"] == [c["p"], c["p"]]   # reciprocal ranks: on the grid
+            assert c["p"] == pytest.approx(reciprocal_rank_p(rr["a"], rr["b"]), abs=1e-12)
     moved = next(c for c in tests if (c["a"], c["group"], c["measure"]) == ("he5:T1", "HP", "RR@10"))
     n = sum(ranks["he5:T1"][q] != 1 for q in HP[:5])
-    assert (moved["p_method"], moved["nonzero"], moved["permutations"]) == ("exact", n, 2 ** n)
+    assert (moved["p_method"], moved["nonzero"]) == ("exact", n)
     # the existing failure comparisons are untouched, and the page states the family
     assert [c["holm_p"] for c in result["comparisons"] if c["role"] == "secondary"] == holm(
         [c["sign_p"] for c in result["comparisons"] if c["role"] == "secondary"])
@@ -370,22 +354,3 @@ def test_continuous_measures_get_a_randomization_test_in_a_holm_family_of_their_
     assert f"These {len(tests)} tests are one Holm family of their own, apart from the secondary family" in md
     assert re.search(rf"\| he5:T1 \| he5:X1 \| HP \| MRR@10 \| 20 \| [0-9.]+ \| [0-9.]+ \| \+[0-9.]+ \| .* \| {n} \| "
                      r"[0-9.]+ \| [0-9.]+ \| primary \|", md)
-
-
-@pytest.mark.parametrize("name", ["demo", "korquad"])
-def test_randomization_p_values_equal_scipys_to_three_decimals_on_real_runs(name):
-    """Per-question MRR@10 and nDCG@10 of real runs (tests/data/randomization: the demo's 56 H+P
-    questions and 400 KorQuAD dev questions): our p against scipy.stats.permutation_test. Both
-    exact (at most 20 questions differ): equal. Otherwise each draws its own 10^6 random sign
-    vectors, so the two estimates differ by sampling error alone: within three standard errors of
-    that difference (at most 0.0021, at p = 1/2)."""
-    real = json.loads((REAL_VALUES / f"{name}.json").read_text(encoding="utf-8"))
-    qids, clusters = real["qids"], {q: q for q in real["qids"]}
-    for pair in real["pairs"]:
-        a, b = ({q: {pair["measure"]: v} for q, v in zip(qids, pair[f"{side}_values"])} for side in "ab")
-        ours = paired.compare_continuous(a, b, qids, pair["measure"], clusters, 42, 2000)
-        theirs = scipy_randomization_p(pair["a_values"], pair["b_values"], ours["p_method"] == "exact")
-        print(f"{name} {pair['a']} vs {pair['b']} {pair['measure']}: {ours['nonzero']} differ, "
-              f"ours {ours['p']:.4f} ({ours['p_method']}), scipy {theirs:.4f}, difference {ours['p'] - theirs:+.4f}")
-        sampling = 3 * np.sqrt(2 * theirs * (1 - theirs) / paired.PERMUTATIONS) + 1e-5
-        assert abs(ours["p"] - theirs) < (1e-12 if ours["p_method"] == "exact" else sampling)

@@ -5,7 +5,7 @@ while it is read, in every job, and importing scipy.stats takes 1.5 s of a core.
 """
 from __future__ import annotations
 
-from math import comb, sqrt
+from math import ceil, comb, prod, sqrt
 
 import numpy as np
 
@@ -41,42 +41,116 @@ def cluster_bootstrap_diff(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.
     return float(lo), float(hi)
 
 
-EXACT_MAX = 20  # nonzero differences up to which the randomization test enumerates all 2^n sign vectors
+# The paired randomization test's null law: T = sum of e_i * d_i over the n questions that differ,
+# each sign e_i = +-1 with probability 1/2. The d_i of one size v and multiplicity m sum to
+# v * (2 * Binomial(m, 1/2) - m), so the law of T is the convolution of these, one per distinct size:
+# every 2^n sign vector counted, none drawn.
+SUPPORT_MAX = 2 ** 20  # distinct sums the grid-free convolution may hold (every n <= 20 fits)
+LATTICE = 2520         # lcm(1..10): 0, 1, 1/2, 1/3 and every reciprocal rank 1/r (r <= 10) lie on its grid
+GRID_MAX = 2 ** 23     # points of the finest grid law (64 MB)
+BOUND_GAP = 1e-5       # the grid is refined until p's bounds are this close (or GRID_MAX is reached)
 
 
-def randomization_test(a, b, seed: int, permutations: int) -> dict:
+def randomization_test(a, b) -> dict:
     """Paired randomization (permutation) test of mean(b - a) = 0, two-sided (Fisher's; Smucker,
     Allan & Carterette 2007): under the null each question's difference keeps its size and takes
-    either sign. p = P(|T| >= |t|), T the sum of the re-signed differences: exact over all 2^n sign
-    vectors of the n nonzero differences when n <= EXACT_MAX; otherwise from `permutations`
-    random sign vectors, (hits + 1) / (permutations + 1), drawn per distinct size: the m
-    differences of size v sum to v * (2 * Binomial(m, 1/2) - m), the same law as m coin flips."""
-    d = np.asarray(b, float) - np.asarray(a, float)
-    d = d[d != 0]
+    either sign. p = P(|T| >= |t|), T the sum of the re-signed differences, over all 2^n sign vectors
+    of the n nonzero differences (a sum within 1e-9 of |t| counts as equal: the same values added in
+    another order). Exact when the sums are few enough to keep apart (`exact_tail`), otherwise
+    bounded on a grid (`grid_bounds`); p is the middle of its bounds."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    differ = a != b
+    a, b = a[differ], b[differ]
+    d = b - a
     observed = abs(d.sum())
-    tol = 1e-9 * max(1.0, observed)                   # sums of the same values in another order
-    if len(d) <= EXACT_MAX:
-        n = len(d)
-        count = 0
-        for start in range(0, 2 ** n, 2 ** 16):
-            codes = np.arange(start, min(2 ** n, start + 2 ** 16))[:, None]
-            signs = ((codes >> np.arange(n)) & 1) * 2 - 1
-            count += int(np.sum(np.abs(signs @ d) >= observed - tol))
-        return {"p": count / 2 ** n, "method": "exact", "nonzero": n, "permutations": 2 ** n}
-    sizes, counts = np.unique(np.round(np.abs(d), 12), return_counts=True)
-    rng = np.random.default_rng(seed)
-    total = np.zeros(permutations)
-    for v, m in zip(sizes[counts > 1], counts[counts > 1]):
-        total += v * (2 * rng.binomial(m, 0.5, size=permutations) - m)
-    single = sizes[counts == 1]                       # a size of its own: one coin, from random bits
-    for start in range(0, permutations, 2 ** 15):
-        rows = min(2 ** 15, permutations - start)
-        raw = np.frombuffer(rng.bytes(rows * ((len(single) + 7) // 8)), np.uint8).reshape(rows, -1)
-        bits = np.unpackbits(raw, axis=1)[:, :len(single)]
-        total[start:start + rows] += bits @ (2 * single) - single.sum()
-    hits = int(np.sum(np.abs(total) >= observed - tol))
-    return {"p": (hits + 1) / (permutations + 1), "method": "monte carlo", "nonzero": int(len(d)),
-            "permutations": permutations}
+    threshold = observed - 1e-9 * max(1.0, observed)
+    sizes, counts = np.unique(np.abs(d), return_counts=True)
+    if prod(int(m) + 1 for m in counts) <= SUPPORT_MAX:
+        low = high = exact_tail(sizes, counts, threshold)
+        grid = None
+    else:
+        low, high, grid = grid_bounds(a, b, threshold)
+    return {"p": (low + high) / 2, "bounds": [low, high], "method": "exact" if low == high else "bounded",
+            "nonzero": int(len(d)), "grid": grid}
+
+
+def exact_tail(sizes, counts, threshold: float) -> float:
+    """P(|T| >= threshold) from the law of T held as its distinct sums and the sign vectors reaching
+    each (integers, exact in float64 up to n = 53); sums a float rounding apart are one."""
+    sums, ways = np.zeros(1), np.ones(1)
+    merge = 1e-12 * max(1.0, float(np.dot(sizes, counts)))
+    for v, m in zip(sizes, counts):
+        steps = np.arange(m + 1)
+        sums = (sums[:, None] + v * (2 * steps - m)).ravel()
+        ways = (ways[:, None] * np.array([comb(int(m), j) for j in steps], float)).ravel()
+        order = np.argsort(sums, kind="stable")
+        sums, ways = sums[order], ways[order]
+        first = np.flatnonzero(np.diff(sums, prepend=-np.inf) > merge)
+        sums, ways = sums[first], np.add.reduceat(ways, first)
+    return float(ways[np.abs(sums) >= threshold].sum() / 2.0 ** int(counts.sum()))
+
+
+def grid_bounds(a: np.ndarray, b: np.ndarray, threshold: float) -> tuple[float, float, float]:
+    """Bounds on P(|T| >= threshold) from the exact law of K = sum e_i k_i, k_i = q(b_i) - q(a_i) and
+    q(x) = round(x * scale): |T - K / scale| <= delta, the sum of |rounding errors|, whatever the
+    signs, so P(|K| >= (threshold + delta) * scale) <= p <= P(|K| >= (threshold - delta) * scale).
+    The grid is refined (16 times the points a round, the scale of the smallest delta each time)
+    until the bounds are BOUND_GAP apart or GRID_MAX is reached: (low, high, grid step)."""
+    points = min(grid_points(a, b, LATTICE), GRID_MAX)
+    while True:
+        scale = best_scale(a, b, points)
+        low, high = tail_bounds(a, b, scale, threshold)
+        if high - low <= BOUND_GAP or points >= GRID_MAX:
+            return low, high, 1 / scale
+        points = min(16 * points, GRID_MAX)
+
+
+def grid_points(a: np.ndarray, b: np.ndarray, scale: int) -> int:
+    """At most this many points hold the law of K at `scale`."""
+    return int(2 * (np.abs(b - a).sum() * scale + len(a)) + 1)
+
+
+def best_scale(a: np.ndarray, b: np.ndarray, points: int) -> int:
+    """Of the (at most 1024 largest) multiples of LATTICE (of 1 if LATTICE itself needs more than
+    `points`) whose law fits in `points`, the one with the smallest rounding bound delta."""
+    step = LATTICE if grid_points(a, b, LATTICE) <= points else 1
+    largest = max(1, int((points - 1 - 2 * len(a)) / (2 * np.abs(b - a).sum()) // step))
+    scales = step * np.arange(max(1, largest - 1023), largest + 1)
+    return int(scales[np.argmin(rounding_bounds(a, b, scales) / scales)])
+
+
+def rounding_bounds(a: np.ndarray, b: np.ndarray, scales) -> np.ndarray:
+    """Per scale: the sum over the questions of |rounding error of b_i - a_i|, in grid steps, with a
+    margin for the float arithmetic."""
+    s = np.asarray(scales, float)[:, None]
+    errors = (b * s - np.round(b * s)) - (a * s - np.round(a * s))
+    return np.abs(errors).sum(axis=1) + 1e-7 + len(a) * s[:, 0] * 1e-15
+
+
+def tail_bounds(a: np.ndarray, b: np.ndarray, scale: int, threshold: float) -> tuple[float, float]:
+    k = (np.round(b * scale) - np.round(a * scale)).astype(np.int64)
+    law = lattice_law(k)
+    span = len(law) // 2
+    upper = np.cumsum(law[::-1])[::-1]                # upper[span + c] = P(K >= c)
+    delta = float(rounding_bounds(a, b, [scale])[0])
+
+    def two_sided(c: float) -> float:
+        c = ceil(c)
+        return 1.0 if c <= 0 else 0.0 if c > span else min(1.0, 2 * float(upper[span + c]))
+    return two_sided(threshold * scale + delta), two_sided(threshold * scale - delta)
+
+
+def lattice_law(k: np.ndarray) -> np.ndarray:
+    """P(K = x) for x from -sum|k| to sum|k|, K = sum e_i k_i: per distinct |k| with multiplicity m,
+    the m + 1 binomial weights as shifted adds."""
+    law = np.ones(1)
+    sizes, counts = np.unique(np.abs(k[k != 0]), return_counts=True)
+    for v, m in sorted(zip(sizes.tolist(), counts.tolist()), key=lambda vm: vm[0] * vm[1]):
+        wider = np.zeros(len(law) + 2 * v * m)
+        for j in range(m + 1):
+            wider[2 * v * j: 2 * v * j + len(law)] += comb(m, j) / 2 ** m * law
+        law = wider
+    return law
 
 
 def holm(pvalues) -> list[float]:

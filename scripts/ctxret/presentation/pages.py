@@ -149,9 +149,18 @@ def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[li
 def continuous_note(continuous: dict, t: dict) -> str:
     """How the continuous measures are compared, and the family they form."""
     return t["continuous_rule"].format(measures=", ".join(label(parse(m)) for m in continuous["measures"]),
-                                       n=len(continuous["tests"]), permutations=continuous["permutations"],
-                                       exact_max=continuous["exact_max"], seed=continuous["seed"],
+                                       n=len(continuous["tests"]), bound_gap=f"{continuous['bound_gap']:f}".rstrip("0"),
+                                       grid_max=continuous["grid_max"], seed=continuous["seed"],
                                        resamples=continuous["resamples"])
+
+
+def randomization_p(c: dict) -> str:
+    """A continuous test's p to three decimals; a bounded one marked *, as a range when its bounds
+    differ at the third decimal."""
+    if c["p_method"] == "exact":
+        return f"{c['p']:.3f}"
+    low, high = (f"{x:.3f}" for x in c["p_bounds"])
+    return f"{c['p']:.3f} *" if low == high else f"{low}–{high} *"
 
 
 def continuous_rows(tests: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
@@ -159,7 +168,7 @@ def continuous_rows(tests: list[dict], t: dict) -> tuple[list[str], list[list[st
              "B - A", t["interval_short"], t["nonzero"], "p", t["holm"], t["role"]],
             [[c["a"], c["b"], c["group"], label(parse(c["measure"])), str(c["N"]), f"{c['mean_a']:.3f}",
               f"{c['mean_b']:.3f}", f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
-              str(c["nonzero"]), f"{c['p']:.3f}" + ("" if c["p_method"] == "exact" else " *"),
+              str(c["nonzero"]), randomization_p(c),
               f"{c['holm_p']:.3f}", t[f"role_{c['role']}"]] for c in tests])
 
 

@@ -45,10 +45,15 @@ WORDING = {
                            "the mean difference B - A (above 0: B ranks the gold higher) with its 95 % "
                            "cluster-bootstrap interval ({resamples:,} resamples, seed {seed}, the clusters of the "
                            "failure comparisons), and the two-sided paired randomization test (each question's "
-                           "difference keeps its size and takes either sign): exact over every sign vector when "
-                           "at most {exact_max} questions differ, otherwise {permutations:,} random ones (seed "
-                           "{seed}, marked *; p within 0.0005 at one standard error). These {n} tests are one "
-                           "Holm family of their own, apart from the secondary family; none is a verdict.",
+                           "difference keeps its size and takes either sign) over every sign vector of the "
+                           "questions that differ, none drawn: the law of the summed difference is the convolution "
+                           "of one binomial law per distinct difference size, held exactly while its sums are few "
+                           "and otherwise on a grid, where reciprocal ranks lie exactly (steps of 1/2520). Values "
+                           "off the grid (nDCG's 1/log2(rank + 1)) are rounded to it and p is the middle of bounds "
+                           "that hold whatever the rounding (marked *; the bounds in pairs.json, the grid refined "
+                           "until they are {bound_gap} apart or it has {grid_max:,} points; a range when they "
+                           "differ at the third decimal). These {n} tests are one Holm family of their own, apart "
+                           "from the secondary family; none is a verdict.",
         "measure": "measure", "mean_of": "mean {side}", "nonzero": "questions differing", "role": "role",
         "role_primary": "primary", "role_secondary": "secondary",
         "primary": "Primary comparison {i}",
@@ -187,10 +192,14 @@ WORDING = {
         "continuous_rule": "질문별 {measures}를 위의 서로 다른 A, B, 그룹마다 비교한다(k와는 무관): 평균 차이 "
                            "B - A(0보다 크면 B가 정답을 더 위에 둔다)와 그 95 % 클러스터 부트스트랩 구간(재표본 "
                            "{resamples:,}회, seed {seed}, 실패율 비교와 같은 클러스터), 그리고 양측 짝 무작위화 "
-                           "검정(각 질문의 차이는 크기를 유지하고 부호만 바뀐다): 값이 다른 질문이 {exact_max}개 "
-                           "이하이면 모든 부호 조합으로 정확히, 아니면 무작위 조합 {permutations:,}개로(seed "
-                           "{seed}, * 표시; 표준오차 0.0005 이내). 이 {n}개 검정은 이차 비교와 별도의 Holm "
-                           "가족이며 어느 것도 판정이 아니다.",
+                           "검정(각 질문의 차이는 크기를 유지하고 부호만 바뀐다)을 값이 다른 질문의 모든 부호 "
+                           "조합에 대해 표집 없이 계산한다: 차이 합의 분포는 서로 다른 차이 크기마다 하나씩인 "
+                           "이항 분포의 합성곱이며, 합의 가짓수가 적으면 정확히, 아니면 격자 위에서 구한다(역순위는 "
+                           "1/2520 간격의 격자 위에 정확히 놓인다). 격자 밖의 값(nDCG의 1/log2(순위 + 1))은 격자로 "
+                           "반올림하고, p는 반올림이 어떻든 성립하는 하한과 상한의 가운데다(* 표시; 하한과 상한은 "
+                           "pairs.json에 있고, 둘의 차이가 {bound_gap} 이하가 되거나 격자 점이 {grid_max:,}개가 "
+                           "될 때까지 격자를 세밀하게 한다; 소수 셋째 자리에서 다르면 범위로 보인다). 이 {n}개 "
+                           "검정은 이차 비교와 별도의 Holm 가족이며 어느 것도 판정이 아니다.",
         "measure": "측도", "mean_of": "{side} 평균", "nonzero": "값이 다른 질문", "role": "구분",
         "role_primary": "주", "role_secondary": "이차",
         "primary": "주 비교 {i}",

@@ -12,13 +12,13 @@ from __future__ import annotations
 from ..fileio import read_json, read_jsonl, sha256_file, write_json, write_text
 from ..metrics import Measure, parse
 from ..outcomes import condition_name, group_members, question_outcomes
-from ..paired import LLM_VARIANT, PERMUTATIONS, compare, compare_continuous, power_summary, verdict
+from ..paired import LLM_VARIANT, compare, compare_continuous, power_summary, verdict
 from ..planning import kept_to_plan, question_hashes
 from ..language import script_warning
 from ..presentation.pages import log_warnings, pairs_markdown
 from ..questionset import cluster_key_warning, cluster_of
 from ..runs import read_run
-from ..stats import EXACT_MAX, holm
+from ..stats import BOUND_GAP, GRID_MAX, holm
 from ..presentation.wording import wording
 
 
@@ -113,7 +113,7 @@ def run(input, output, params, **_) -> None:
     for c, adjusted in zip(secondaries, holm([c["sign_p"] for c in secondaries]), strict=True):
         c["holm_p"] = adjusted
     continuous = {"measures": [m.name for m in measures], "seed": seed, "resamples": resamples,
-                  "permutations": PERMUTATIONS, "exact_max": EXACT_MAX, "family": "own",
+                  "bound_gap": BOUND_GAP, "grid_max": GRID_MAX, "family": "own",
                   "tests": continuous_tests(outcomes, primaries, secondaries, groups, measures, clusters, seed,
                                             resamples)}
 
@@ -142,7 +142,8 @@ def run(input, output, params, **_) -> None:
     print(f"secondary comparisons: {len(secondaries)} (Holm-adjusted, no verdict)")
     for c in continuous["tests"]:
         print(f"{c['a']} vs {c['b']} {c['group']} {c['measure']}: diff {c['diff']:+.4f}, "
-              f"95 % [{c['ci'][0]:+.4f}, {c['ci'][1]:+.4f}], randomization p {c['p']:.4f} ({c['p_method']}), "
+              f"95 % [{c['ci'][0]:+.4f}, {c['ci'][1]:+.4f}], randomization p {c['p']:.4f} ({c['p_method']}"
+              + (", within [{:.5f}, {:.5f}]".format(*c["p_bounds"]) if c["p_method"] == "bounded" else "") + "), "
               f"Holm {c['holm_p']:.4f}")
     print("kept to the plan" if kept["kept"] else f"departs from the preregistration: edited {kept['edited']}, "
           f"added {kept['added']}, removed {kept['removed']}, changed {list(kept['rule_changed'])}")
