@@ -17,7 +17,7 @@ rule chunks:
         store=STORE,
         offline=config["offline"],
     script:
-        "../scripts/chunks.py"
+        "../scripts/stage.py"
 
 
 rule variant:
@@ -35,4 +35,4 @@ rule variant:
         base=lambda wc: P.variant(wc.variant).base,
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
     script:
-        "../scripts/variants.py"
+        "../scripts/stage.py"

@@ -20,7 +20,7 @@ rule embed_shard:
         shard=lambda wc: int(wc.shard),
         slugs=lambda wc: EMBED_SHARDS[int(wc.shard)],
     script:
-        "../scripts/embed_shard.py"
+        "../scripts/stage.py"
 
 
 rule embed_chunks:
@@ -38,7 +38,7 @@ rule embed_chunks:
         **embedding_params(),
         variant="{variant}",
     script:
-        "../scripts/embed_chunks.py"
+        "../scripts/stage.py"
 
 
 # Many questions likewise: QUESTION_SHARDS slices of the questions file's distinct texts, each a
@@ -60,7 +60,7 @@ rule embed_question_shard:
         shard=lambda wc: int(wc.shard),
         shards=QUESTION_SHARDS,
     script:
-        "../scripts/embed_question_shard.py"
+        "../scripts/stage.py"
 
 
 rule embed_questions:
@@ -78,4 +78,4 @@ rule embed_questions:
     params:
         **embedding_params(),
     script:
-        "../scripts/embed_questions.py"
+        "../scripts/stage.py"

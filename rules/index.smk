@@ -22,4 +22,4 @@ rule index:
         api_key_env=config["qdrant"]["api_key_env"],
         store=STORE,
     script:
-        "../scripts/index.py"
+        "../scripts/stage.py"

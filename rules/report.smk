@@ -19,7 +19,7 @@ rule plots:
         kinds={name: r.kind for name, r in P.retrievers.items()},  # dense, bm25, hybrid or reranked
         language=config["report"]["language"],
     script:
-        "../scripts/plots.py"
+        "../scripts/stage.py"
 
 
 rule summary:
@@ -41,7 +41,7 @@ rule summary:
         ledger_variants=list(P.context_variants),
         language=config["report"]["language"],
     script:
-        "../scripts/summary.py"
+        "../scripts/stage.py"
 
 
 rule explorer:
@@ -64,4 +64,4 @@ rule explorer:
         context_variants=list(P.context_variants),
         language=config["report"]["language"],
     script:
-        "../scripts/explorer.py"
+        "../scripts/stage.py"

@@ -21,7 +21,7 @@ rule search_dense:
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
-        "../scripts/search_dense.py"
+        "../scripts/stage.py"
 
 
 rule search_bm25:
@@ -44,7 +44,7 @@ rule search_bm25:
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
-        "../scripts/search_bm25.py"
+        "../scripts/stage.py"
 
 
 rule fuse:
@@ -65,7 +65,7 @@ rule fuse:
         depth=P.search_depth,
         fusion_depth=lambda wc: P.fusion_depth(P.hybrids[wc.hybrid].preset),
     script:
-        "../scripts/fuse.py"
+        "../scripts/stage.py"
 
 
 CUT = names_of(
@@ -91,7 +91,7 @@ rule cut_runs:
         names=[f"{r}:{v}" for r, v in CUT],
         top_k=P.top_k,
     script:
-        "../scripts/cut_runs.py"
+        "../scripts/stage.py"
 
 
 rule rerank:
@@ -115,4 +115,4 @@ rule rerank:
         store=STORE,
         offline=config["offline"],
     script:
-        "../scripts/rerank.py"
+        "../scripts/stage.py"
