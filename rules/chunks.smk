@@ -14,7 +14,6 @@ rule chunks:
         format=config["corpus"]["format"],
         settings=lambda wc: P.chunker_tagged(wc.tag).settings,
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
-        store=STORE,
         offline=config["offline"],
     script:
         "../scripts/stage.py"

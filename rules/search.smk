@@ -60,10 +60,8 @@ rule fuse:
         "../envs/search.yaml"
     params:
         name="{hybrid}:{variant}",
-        preset=lambda wc: P.hybrids[wc.hybrid].preset,
-        fusion=lambda wc: config["fusion"]["presets"][P.hybrids[wc.hybrid].preset],
+        fusion=lambda wc: P.fusion(wc.hybrid),  # a FusionPreset record
         depth=P.search_depth,
-        fusion_depth=lambda wc: P.fusion_depth(P.hybrids[wc.hybrid].preset),
     script:
         "../scripts/stage.py"
 
@@ -112,7 +110,6 @@ rule rerank:
         name="r-{base}:{variant}",
         rerank=config["rerank"],
         top_k=P.top_k,
-        store=STORE,
         offline=config["offline"],
     script:
         "../scripts/stage.py"

@@ -17,6 +17,7 @@ from . import guards, language, metrics
 from .chunkers import CHUNKERS
 from .configlines import where
 from .errors import InputError
+from .fusion import FusionPreset
 from .importers import set_problem
 from .llm import free_context
 from .models import known_positions, known_prefixes
@@ -171,6 +172,11 @@ class Plan:
         """Entries a hybrid reads from each list: the preset's depth, never fewer than search.top_k
         (so a hybrid run holds as many chunks as the runs it fuses)."""
         return max(self.config["fusion"]["presets"][preset]["depth"], self.top_k)
+
+    def fusion(self, hybrid: str) -> FusionPreset:
+        """How the hybrid retriever `hybrid` fuses its lists."""
+        preset = self.hybrids[hybrid].preset
+        return FusionPreset.of(preset, self.config["fusion"]["presets"][preset], self.fusion_depth(preset))
 
     def model_settings(self, name: str) -> dict:
         """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
