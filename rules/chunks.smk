@@ -2,6 +2,8 @@
 rule chunks:
     input:
         docs=f"{R}/docs.jsonl",
+        # the precision its model slot embeds at (a chunker that reads a model)
+        precision=lambda wc: [ancient(f"{R}/precision.json")] if P.chunker_tagged(wc.tag).model else [],
     output:
         chunks=f"{R}/chunks{{tag}}.jsonl",
     log:
@@ -13,6 +15,7 @@ rule chunks:
         chunker=lambda wc: P.chunker_tagged(wc.tag).name,
         format=config["corpus"]["format"],
         settings=lambda wc: P.chunker_tagged(wc.tag).settings,
+        slot=lambda wc: P.chunker_tagged(wc.tag).model or "",
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
         offline=config["offline"],
     script:

@@ -2,9 +2,32 @@
 # embed.shard_texts texts each): every shard is a job with the model's threads, so `--cores 8`
 # runs four 2-thread shards at once and profiles/slurm submits each as its own sbatch job.
 # Shards write to the content-addressed store; embed_chunks assembles the matrix from it.
+# Every embedding job reads the precision rule precision settled once for the run (ancient: a
+# rewrite with the same choice reruns nothing; a slot's changed settings rerun its jobs by param).
+
+
+# Each model slot's precision, settled once (auto: the timed probe, cached per machine in the
+# store) before any vector: results/precision.json, named in the logs and on the summary page.
+rule precision:
+    input:
+        docs=ancient(f"{R}/docs.jsonl"),
+    output:
+        json=f"{R}/precision.json",
+    log:
+        f"{R}/logs/precision.log",
+    localrule: True
+    conda:
+        "../envs/embed.yaml"
+    params:
+        models={m: P.model_settings(m) for m in P.models},
+        threads={m: P.models[m]["threads"] for m in P.models},  # the probe's, as the slot's jobs run
+        offline=config["offline"],
+    script:
+        "../scripts/stage.py"
 rule embed_shard:
     input:
         variant=f"{R}/var-{{variant}}.jsonl",
+        precision=ancient(f"{R}/precision.json"),
     output:
         meta=f"{R}/emb/shards/{{variant}}-{{model}}-{{shard}}.json",
     log:
@@ -27,6 +50,7 @@ rule embed_chunks:
     input:
         variant=f"{R}/var-{{variant}}.jsonl",
         shards=lambda wc: [f"{R}/emb/shards/{wc.variant}-{wc.model}-{s}.json" for s in range(len(EMBED_SHARDS))],
+        precision=ancient(f"{R}/precision.json"),
     output:
         npy=f"{R}/emb/{{variant}}-{{model}}.npy",
         meta=f"{R}/emb/{{variant}}-{{model}}.json",
@@ -46,6 +70,7 @@ rule embed_chunks:
 rule embed_question_shard:
     input:
         questions=QUESTIONS,
+        precision=ancient(f"{R}/precision.json"),
     output:
         meta=f"{R}/emb/shards/q-{{model}}-{{shard}}.json",
     log:
@@ -67,6 +92,7 @@ rule embed_questions:
     input:
         questions=QUESTIONS,
         shards=[f"{R}/emb/shards/q-{{model}}-{s}.json" for s in range(QUESTION_SHARDS)] if QUESTION_SHARDS > 1 else [],
+        precision=ancient(f"{R}/precision.json"),
     output:
         npy=f"{R}/emb/q-{{model}}.npy",
         meta=f"{R}/emb/q-{{model}}.json",

@@ -30,6 +30,7 @@ rule summary:
         pairs_plot=f"{R}/report/pairs.png",
         ledgers=[f"{R}/ctx/{v}/stats.json" for v in P.context_variants],
         tokens=f"{R}/tokens.json",
+        precision=f"{R}/precision.json",
         explorer=f"{R}/report/explorer.html",  # linked from the page
     output:
         html=report(f"{R}/report/summary.html", caption="../report/summary.rst", category="1 Summary"),

@@ -20,6 +20,7 @@ ENTRIES = {  # rule: "<stage module>.<function>"
     "ctx_stats": "ctxreport.run_stats",
     "ctx_estimate": "ctxreport.run_estimate",
     "ctx_ctxlen": "ctxlen.run",
+    "precision": "embed.run_precision",
     "embed_shard": "embed.run_shard",
     "embed_chunks": "embed.run_chunks",
     "embed_question_shard": "embed.run_question_shard",
