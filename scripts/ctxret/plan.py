@@ -245,8 +245,8 @@ class Plan:
     def intermediate_outputs(self) -> list[str]:
         r, names = self.results, self.variant_names
         out = [f"{r}/docs-all.jsonl", f"{r}/docs.jsonl", f"{r}/chunks.jsonl", f"{r}/questions.jsonl",
-               f"{r}/question-sets.json", f"{r}/gold.json", f"{r}/plan.json", f"{r}/preregistration.json",
-               f"{r}/preregistration.md"]
+               f"{r}/question-sets.json", f"{r}/gold.json", f"{r}/plan.json", f"{r}/precision.json",
+               f"{r}/preregistration.json", f"{r}/preregistration.md"]
         out += [f"{r}/var-{v}.jsonl" for v in names]
         out += [f"{r}/emb/{v}-{m}.npy" for v in names for m in self.models_for(v)]
         out += [f"{r}/emb/q-{m}.npy" for m in self.models]
