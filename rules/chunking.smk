@@ -27,4 +27,4 @@ rule chunking:
         seed=config["pairs"]["seed"],
         resamples=config["pairs"]["resamples"],
     script:
-        "../scripts/chunking.py"
+        "../scripts/stage.py"

@@ -2,6 +2,8 @@
 rule chunks:
     input:
         docs=P.docs,
+        # the precision its model slot embeds at (a chunker that reads a model)
+        precision=lambda wc: [ancient(P.precision_file)] if P.chunker_tagged(wc.tag).model else [],
     output:
         chunks=P.chunks("{tag}"),
     log:
@@ -13,11 +15,11 @@ rule chunks:
         chunker=lambda wc: P.chunker_tagged(wc.tag).name,
         format=config["corpus"]["format"],
         settings=lambda wc: P.chunker_tagged(wc.tag).settings,
+        slot=lambda wc: P.chunker_tagged(wc.tag).model or "",
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
-        store=STORE,
         offline=config["offline"],
     script:
-        "../scripts/chunks.py"
+        "../scripts/stage.py"
 
 
 rule variant:
@@ -35,4 +37,4 @@ rule variant:
         base=lambda wc: P.variant(wc.variant).base,
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
     script:
-        "../scripts/variants.py"
+        "../scripts/stage.py"

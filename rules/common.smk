@@ -65,28 +65,28 @@ except InputError as e:
     fail(e)
 config.clear()
 config.update(P.config)  # every empty default resolved, for every reader
-R, STORE = P.results, config["store"]
+R = P.results
 # What the reports say of the corpus (pairs.json carries it to the summary page), and their title
 ABOUT_CORPUS = {"path": CORPUS["path"], "documents": len(KEPT_SLUGS), "language": P.language}
 TITLE = report_title(config["report"]["title"], ABOUT_CORPUS, config["report"]["language"])
 
 
 def embedding_params():
-    """What an embedding job of the slot {model} needs: its settings, the store, the flush size."""
+    """What an embedding job of the slot {model} needs: its settings and the flush size (the
+    store's place reaches every job from the config, never as a param: ctxret.stage)."""
     return dict(
         model_name="{model}",
         model=lambda wc: P.model_settings(wc.model),
-        store=STORE,
         flush_every=lambda wc: P.models[wc.model]["flush_every"],
         offline=config["offline"],
     )
 
 
 def context_params(variant, llm, attempts, backoff_s):
-    """What a context job needs: the variant, its backend's settings, the prompt's extra sentence,
-    the store and the retries."""
+    """What a context job needs: the variant, its backend's settings, the prompt's extra sentence
+    and the retries."""
     extra = config["contexts"]["extra_sentence"]
-    return dict(variant=variant, llm=llm, extra_sentence=extra, store=STORE, attempts=attempts, backoff_s=backoff_s)
+    return dict(variant=variant, llm=llm, extra_sentence=extra, attempts=attempts, backoff_s=backoff_s)
 
 
 def names_of(conditions):

@@ -11,7 +11,7 @@ rule ctx_shards:
     conda:
         "../envs/contexts.yaml"
     script:
-        "../scripts/ctx_shards.py"
+        "../scripts/stage.py"
 
 
 # A1 by a batch API (contexts.llm.backend anthropic-batch, openai-batch): one job for every
@@ -48,7 +48,7 @@ if A1_BY_BATCH:
             batch=config["contexts"]["batch"],
             reply=config["contexts"]["reply"],
         script:
-            "../scripts/contexts_batch.py"
+            "../scripts/stage.py"
 
 else:
 
@@ -84,7 +84,7 @@ else:
             ),
             reply=config["contexts"]["reply"],
         script:
-            "../scripts/contexts.py"
+            "../scripts/stage.py"
 
 
 # The free variant (X1): every document in one job. It costs milliseconds a document, and
@@ -107,7 +107,7 @@ rule contexts_free:
         t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
         offline=config["offline"],
     script:
-        "../scripts/contexts_free.py"
+        "../scripts/stage.py"
 
 
 # The ledger; for A1 beside the estimate made before the run.
@@ -126,7 +126,7 @@ rule ctx_stats:
     params:
         variant="{cvar}",
     script:
-        "../scripts/ctx_stats.py"
+        "../scripts/stage.py"
 
 
 rule ctx_estimate:
@@ -146,7 +146,7 @@ rule ctx_estimate:
         extra_sentence=config["contexts"]["extra_sentence"],
         output_tokens=config["contexts"]["expected_output_tokens"],
     script:
-        "../scripts/ctx_estimate.py"
+        "../scripts/stage.py"
 
 
 rule ctx_ctxlen:
@@ -165,7 +165,7 @@ rule ctx_ctxlen:
         offline=config["offline"],
         language=config["corpus"]["language"],
     script:
-        "../scripts/ctx_ctxlen.py"
+        "../scripts/stage.py"
 
 
 rule estimate:

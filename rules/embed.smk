@@ -2,9 +2,32 @@
 # embed.shard_texts texts each): every shard is a job with the model's threads, so `--cores 8`
 # runs four 2-thread shards at once and profiles/slurm submits each as its own sbatch job.
 # Shards write to the content-addressed store; embed_chunks assembles the matrix from it.
+# Every embedding job reads the precision rule precision settled once for the run (ancient: a
+# rewrite with the same choice reruns nothing; a slot's changed settings rerun its jobs by param).
+
+
+# Each model slot's precision, settled once (auto: the timed probe, cached per machine in the
+# store) before any vector: results/precision.json, named in the logs and on the summary page.
+rule precision:
+    input:
+        docs=ancient(P.docs),
+    output:
+        json=P.precision_file,
+    log:
+        P.log("precision"),
+    localrule: True
+    conda:
+        "../envs/embed.yaml"
+    params:
+        models={m: P.model_settings(m) for m in P.models},
+        threads={m: P.models[m]["threads"] for m in P.models},  # the probe's, as the slot's jobs run
+        offline=config["offline"],
+    script:
+        "../scripts/stage.py"
 rule embed_shard:
     input:
         variant=P.variant_file("{variant}"),
+        precision=ancient(P.precision_file),
     output:
         meta=P.vectors_shard("{variant}", "{model}", "{shard}"),
     log:
@@ -20,13 +43,14 @@ rule embed_shard:
         shard=lambda wc: int(wc.shard),
         slugs=lambda wc: EMBED_SHARDS[int(wc.shard)],
     script:
-        "../scripts/embed_shard.py"
+        "../scripts/stage.py"
 
 
 rule embed_chunks:
     input:
         variant=P.variant_file("{variant}"),
         shards=lambda wc: [P.vectors_shard(wc.variant, wc.model, s) for s in range(len(EMBED_SHARDS))],
+        precision=ancient(P.precision_file),
     output:
         npy=P.vectors("{variant}", "{model}"),
         meta=P.vectors("{variant}", "{model}", ".json"),
@@ -38,7 +62,7 @@ rule embed_chunks:
         **embedding_params(),
         variant="{variant}",
     script:
-        "../scripts/embed_chunks.py"
+        "../scripts/stage.py"
 
 
 # Many questions likewise: QUESTION_SHARDS slices of the questions file's distinct texts, each a
@@ -46,6 +70,7 @@ rule embed_chunks:
 rule embed_question_shard:
     input:
         questions=P.questions,
+        precision=ancient(P.precision_file),
     output:
         meta=P.question_vectors_shard("{model}", "{shard}"),
     log:
@@ -60,13 +85,14 @@ rule embed_question_shard:
         shard=lambda wc: int(wc.shard),
         shards=QUESTION_SHARDS,
     script:
-        "../scripts/embed_question_shard.py"
+        "../scripts/stage.py"
 
 
 rule embed_questions:
     input:
         questions=P.questions,
         shards=[P.question_vectors_shard("{model}", s) for s in range(QUESTION_SHARDS)] if QUESTION_SHARDS > 1 else [],
+        precision=ancient(P.precision_file),
     output:
         npy=P.question_vectors("{model}"),
         meta=P.question_vectors("{model}", ".json"),
@@ -78,4 +104,4 @@ rule embed_questions:
     params:
         **embedding_params(),
     script:
-        "../scripts/embed_questions.py"
+        "../scripts/stage.py"

@@ -20,6 +20,5 @@ rule index:
         qdrant_path=lambda wc: P.qdrant_path(wc.variant),
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
-        store=STORE,
     script:
-        "../scripts/index.py"
+        "../scripts/stage.py"

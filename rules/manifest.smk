@@ -9,4 +9,4 @@ rule manifest:
     conda:
         "../envs/data.yaml"
     script:
-        "../scripts/manifest.py"
+        "../scripts/stage.py"

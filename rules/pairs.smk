@@ -32,4 +32,4 @@ rule pairs:
         resamples=config["pairs"]["resamples"],
         language=config["report"]["language"],
     script:
-        "../scripts/pairs.py"
+        "../scripts/stage.py"

@@ -11,4 +11,4 @@ rule prep:
     params:
         corpus=CORPUS,
     script:
-        "../scripts/prep.py"
+        "../scripts/stage.py"

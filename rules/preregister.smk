@@ -43,7 +43,7 @@ rule plan:
             "settings": P.committed_settings(),
         },
     script:
-        "../scripts/plan.py"
+        "../scripts/stage.py"
 
 
 rule preregister:
@@ -69,4 +69,4 @@ rule preregister:
     conda:
         "../envs/data.yaml"
     script:
-        "../scripts/preregister.py"
+        "../scripts/stage.py"

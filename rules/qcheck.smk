@@ -15,7 +15,7 @@ rule questions:
         corpus=CORPUS,
         content=QUESTIONS_CONTENT,
     script:
-        "../scripts/questions.py"
+        "../scripts/stage.py"
 
 
 # gold.json for the experiment's chunks; gold-<chunker>.json for a compared strategy's, never
@@ -35,4 +35,4 @@ rule qcheck:
         gap_sets=config["questions"]["gap_sets"],
         strict=lambda wc: config["questions"]["strict"] and not wc.tag,
     script:
-        "../scripts/qcheck.py"
+        "../scripts/stage.py"

@@ -19,7 +19,7 @@ rule plots:
         kinds={name: r.kind for name, r in P.retrievers.items()},  # dense, bm25, hybrid or reranked
         language=config["report"]["language"],
     script:
-        "../scripts/plots.py"
+        "../scripts/stage.py"
 
 
 rule summary:
@@ -30,6 +30,7 @@ rule summary:
         pairs_plot=P.plot("pairs"),
         ledgers=[P.context_stats(v) for v in P.context_variants],
         tokens=P.tokens,
+        precision=P.precision_file,
         explorer=P.explorer_page,  # linked from the page
     output:
         html=report(P.summary_page, caption="../report/summary.rst", category="1 Summary"),
@@ -41,7 +42,7 @@ rule summary:
         ledger_variants=list(P.context_variants),
         language=config["report"]["language"],
     script:
-        "../scripts/summary.py"
+        "../scripts/stage.py"
 
 
 rule explorer:
@@ -64,4 +65,4 @@ rule explorer:
         context_variants=list(P.context_variants),
         language=config["report"]["language"],
     script:
-        "../scripts/explorer.py"
+        "../scripts/stage.py"

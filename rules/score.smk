@@ -23,4 +23,4 @@ rule score:
         language=config["report"]["language"],
         title=TITLE,
     script:
-        "../scripts/score.py"
+        "../scripts/stage.py"

@@ -21,7 +21,7 @@ rule search_dense:
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
-        "../scripts/search_dense.py"
+        "../scripts/stage.py"
 
 
 rule search_bm25:
@@ -44,7 +44,7 @@ rule search_bm25:
         qdrant_url=config["qdrant"]["url"],
         api_key_env=config["qdrant"]["api_key_env"],
     script:
-        "../scripts/search_bm25.py"
+        "../scripts/stage.py"
 
 
 rule fuse:
@@ -60,12 +60,10 @@ rule fuse:
         "../envs/search.yaml"
     params:
         name=P.condition_name("{hybrid}", "{variant}"),
-        preset=lambda wc: P.hybrids[wc.hybrid].preset,
-        fusion=lambda wc: config["fusion"]["presets"][P.hybrids[wc.hybrid].preset],
+        fusion=lambda wc: P.fusion(wc.hybrid),  # a FusionPreset record
         depth=P.search_depth,
-        fusion_depth=lambda wc: P.fusion_depth(P.hybrids[wc.hybrid].preset),
     script:
-        "../scripts/fuse.py"
+        "../scripts/stage.py"
 
 
 CUT = names_of(
@@ -91,7 +89,7 @@ rule cut_runs:
         names=[P.condition_name(r, v) for r, v in CUT],
         top_k=P.top_k,
     script:
-        "../scripts/cut_runs.py"
+        "../scripts/stage.py"
 
 
 rule rerank:
@@ -112,7 +110,6 @@ rule rerank:
         name=P.condition_name(P.reranked_name("{base}"), "{variant}"),
         rerank=config["rerank"],
         top_k=P.top_k,
-        store=STORE,
         offline=config["offline"],
     script:
-        "../scripts/rerank.py"
+        "../scripts/stage.py"

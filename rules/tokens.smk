@@ -12,4 +12,4 @@ rule tokens:
         models={m: P.model_settings(m) for m in P.models},
         offline=config["offline"],
     script:
-        "../scripts/tokens.py"
+        "../scripts/stage.py"

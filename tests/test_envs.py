@@ -1,6 +1,6 @@
-"""Every rule's conda environment holds what its script imports.
+"""Every rule's conda environment holds what its stage imports.
 
-For each rule of rules/*.smk: its script, then every ctxret module it reaches (imports inside
+For each rule of rules/*.smk: its stage module (ctxret.stages.ENTRIES), then every ctxret module it reaches (imports inside
 functions included, followed transitively) are read statically; each third-party top-level
 import must belong to a package listed in the rule's env file (conda or pip entries).
 """
@@ -21,7 +21,9 @@ DIRECTIVE = r"^{}    {}:\s*\n\s+\"([^\"]+)\""
 
 
 def rules() -> dict[str, tuple[Path, Path]]:
-    """{rule: (script, env file)} for every rule that runs a script."""
+    """{rule: (stage module, env file)} for every rule that runs a script (scripts/stage.py,
+    which runs the stage function ENTRIES names)."""
+    from ctxret.stages import ENTRIES
     found = {}
     for smk in sorted((ROOT / "rules").glob("*.smk")):
         for indent, name, body in RULE.findall(smk.read_text(encoding="utf-8")):
@@ -29,7 +31,8 @@ def rules() -> dict[str, tuple[Path, Path]]:
             if script:
                 env = re.search(DIRECTIVE.format(indent, "conda"), body, re.M)
                 assert env, f"{smk.name}: rule {name} runs a script without a conda env"
-                found[name] = ((smk.parent / script[1]).resolve(), (smk.parent / env[1]).resolve())
+                stage = module_path(f"ctxret.stages.{ENTRIES[name].rsplit('.', 1)[0]}")
+                found[name] = (stage, (smk.parent / env[1]).resolve())
     return found
 
 
@@ -63,9 +66,9 @@ def imports(path: Path, package: str) -> tuple[set[str], set[str]]:
     return own, other
 
 
-def third_party_imports(script: Path) -> set[str]:
-    """Top-level third-party modules the script reaches, through ctxret transitively."""
-    todo, seen, found = [(script, "")], set(), set()
+def third_party_imports(stage: Path) -> set[str]:
+    """Top-level third-party modules the stage module reaches, through ctxret transitively."""
+    todo, seen, found = [(stage, "ctxret.stages")], set(), set()
     while todo:
         path, package = todo.pop()
         own, other = imports(path, package)
@@ -100,11 +103,11 @@ def test_the_rules_are_found():
 
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_the_env_of_each_rule_holds_its_imports(rule):
-    script, env = RULES[rule]
+    stage, env = RULES[rule]
     distributions = packages_distributions()
     packages = env_packages(env)
     missing = {}
-    for module in sorted(third_party_imports(script)):
+    for module in sorted(third_party_imports(stage)):
         provided_by = {normalized(d) for d in distributions.get(module, [module])}
         if not provided_by & packages:
             missing[module] = sorted(provided_by)
@@ -113,6 +116,6 @@ def test_the_env_of_each_rule_holds_its_imports(rule):
 
 def test_the_contexts_env_has_both_sdks():
     for rule in ("contexts", "contexts_batch"):
-        script, env = RULES[rule]
-        assert {"anthropic", "openai"} <= third_party_imports(script)
+        stage, env = RULES[rule]
+        assert {"anthropic", "openai"} <= third_party_imports(stage)
         assert {"anthropic", "openai"} <= env_packages(env)

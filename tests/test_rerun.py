@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import yaml
 
 from conftest import FAKE_CLAUDE, read_lines, write_lines
 from ctxret.fileio import sha256_file
@@ -82,7 +83,27 @@ def test_a_reformatted_question_file_reruns_nothing(reformatted):
 
 
 @pytest.fixture(scope="module")
-def question_edited(base, reformatted):
+def store_moved(base, reformatted):
+    """The store moved to another folder and the config pointed there: a dry run, then a run."""
+    before = snapshot(base.results)
+    moved = base.tmp / "moved" / "store"
+    moved.parent.mkdir()
+    (base.tmp / "store").rename(moved)
+    config = yaml.safe_load(base.config.read_text(encoding="utf-8"))
+    base.config.write_text(yaml.safe_dump({**config, "store": str(moved)}, allow_unicode=True), encoding="utf-8")
+    dry = snakemake(base.config, "-n", env=claude_env(base.tmp))
+    return dry, base.run(), before, snapshot(base.results)
+
+
+def test_moving_the_store_reruns_nothing(store_moved):
+    dry, proc, before, after = store_moved
+    assert jobs_run(dry) == Counter() and "Nothing to be done" in dry.stdout + dry.stderr
+    assert jobs_run(proc) == Counter() and "Nothing to be done" in proc.stdout + proc.stderr
+    assert after == before
+
+
+@pytest.fixture(scope="module")
+def question_edited(base, reformatted, store_moved):
     path = base.questions / "questions-h.jsonl"
     rows = read_lines(path)
     rows[1]["question"] = rows[1]["question"].rstrip("?") + ", 다르게 물으면?"

@@ -12,7 +12,26 @@ float sums would differ in the last bit. The scores written out are those fracti
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import NamedTuple, Sequence
+
+
+class FusionPreset(NamedTuple):
+    """A hybrid's fusion: its preset's name, RRF's k and rank base, the dense and BM25 lists'
+    weights, and the entries read from each list. (A tuple: as a rule's param its value is a
+    rerun trigger, as a dict's would be.)"""
+    name: str
+    k: float
+    rank_base: int
+    dense_weight: float
+    bm25_weight: float
+    depth: int
+
+    @classmethod
+    def of(cls, name: str, preset: dict, depth: int) -> "FusionPreset":
+        """The config's preset `name` (fusion.presets.<name>), reading `depth` entries of each list."""
+        weights = preset["weights"]
+        return cls(name, float(preset["k"]), int(preset["rank_base"]), float(weights["dense"]),
+                   float(weights["bm25"]), int(depth))
 
 
 def order(scores: dict[str, float]) -> list[tuple[str, float]]:

@@ -29,6 +29,7 @@ class Layout:
 
     # the decision rule
     plan_file = _fixed("plan.json")
+    precision_file = _fixed("precision.json")  # each model slot's precision, settled once
     preregistration = _fixed("preregistration.json")
     preregistration_md = _fixed("preregistration.md")
 

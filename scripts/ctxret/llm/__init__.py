@@ -4,9 +4,10 @@
 answer comes or the attempts run out. Every backend gets the document once, as the system
 prompt (ctxret.prompt renders both parts). Nothing here knows about stores or price tables.
 
-A new backend is a module here with a `Backend` subclass, one line in BACKENDS, and its settings
-as one `if/then` under `contexts.llm` in config/schema.yaml (their defaults live there only;
-tests/test_llm_backends.py fails while the schema and BACKENDS disagree).
+A new backend is a module here with a `Backend` subclass and its settings as JSON Schema
+(`SETTINGS`: properties and required ones, the one home of their defaults), and one line in
+BACKENDS: the config schema's `contexts.llm` offers every paid backend with its own settings
+(ctxret.schema builds them from BACKENDS).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from ..errors import InputError
+from . import anthropic_api, anthropic_batch, claude_cli, heuristic, openai_api, openai_batch
 from .anthropic_api import AnthropicBackend
 from .anthropic_batch import AnthropicBatchBackend
 from .base import CAUSES, USAGE_KEYS, AttemptFailed, Backend, CallResult, Unreachable
@@ -32,14 +34,15 @@ __all__ = ["CAUSES", "USAGE_KEYS", "AttemptFailed", "Backend", "CallResult", "Co
 @dataclass(frozen=True)
 class BackendSpec:
     """One backend: its name (contexts.llm.backend), its class (its module loads an SDK on the
-    first call only), the settings it reads, where its answers report the prompt's tokens
+    first call only), the settings it reads (JSON Schema: {"properties": {...}, "required": [...]},
+    from which the config schema checks and completes contexts.llm), where its answers report the prompt's tokens
     (`cache`: the usage key of a document's first call, `first`, and of every user message,
     `user`, for the ledger's estimate), the setting naming its row of the price table
     (`prices_key`) and whether it pays that row's batch prices (`batch`). A free backend (no
     prices_key) is never priced, stored or offered as A1."""
     name: str
     cls: type[Backend]
-    settings: tuple[str, ...]
+    settings: dict
     cache: dict[str, str] | None = None
     prices_key: str | None = "model"
     batch: bool = False
@@ -49,21 +52,20 @@ class BackendSpec:
         return self.prices_key is not None
 
 
-SDK_SETTINGS = ("model", "max_tokens", "temperature", "api_key_env", "base_url", "timeout_s")
 # claude -p marks the user message for its 1-hour cache too (its answers show it as
 # cache_creation, with a couple of uncached tokens); the anthropic backend caches the system
 # block only; OpenAI-compatible servers reuse a prefix they have seen, with no cache write.
 BACKENDS = {spec.name: spec for spec in (
-    BackendSpec("claude-cli", ClaudeCliBackend, ("executable", "model", "effort", "strip_env", "timeout_s"),
+    BackendSpec("claude-cli", ClaudeCliBackend, claude_cli.SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "cache_creation_input_tokens"}),
-    BackendSpec("anthropic", AnthropicBackend, SDK_SETTINGS,
+    BackendSpec("anthropic", AnthropicBackend, anthropic_api.SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}),
-    BackendSpec("anthropic-batch", AnthropicBatchBackend, SDK_SETTINGS,
+    BackendSpec("anthropic-batch", AnthropicBatchBackend, anthropic_batch.SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}, batch=True),
-    BackendSpec("openai", OpenAIBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
-    BackendSpec("openai-batch", OpenAIBatchBackend, SDK_SETTINGS, {"first": "input_tokens", "user": "input_tokens"},
-                batch=True),
-    BackendSpec("heuristic", HeuristicBackend, ("language",), prices_key=None),
+    BackendSpec("openai", OpenAIBackend, openai_api.SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
+    BackendSpec("openai-batch", OpenAIBatchBackend, openai_batch.SETTINGS,
+                {"first": "input_tokens", "user": "input_tokens"}, batch=True),
+    BackendSpec("heuristic", HeuristicBackend, heuristic.SETTINGS, prices_key=None),
 )}
 FREE_BACKEND = "heuristic"  # X1: the context from the document's structure
 

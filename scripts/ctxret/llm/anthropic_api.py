@@ -6,6 +6,15 @@ from ..errors import InputError
 from ..usage import USAGE_KEYS, problem_line, read_counts
 from .base import AttemptFailed, CallResult, SdkBackend
 
+# contexts.llm's settings for this backend, as JSON Schema (the one home of their defaults)
+SETTINGS = {"required": ["model"], "properties": {
+    "model": {"type": "string", "minLength": 1, "description": "e.g. claude-opus-5-5"},
+    "max_tokens": {"type": "integer", "minimum": 1, "default": 1024},
+    "temperature": {"type": ["number", "null"], "default": None, "description": "null: the API's default"},
+    "api_key_env": {"type": "string", "minLength": 1, "default": "ANTHROPIC_API_KEY"},
+    "base_url": {"type": "string", "default": "", "description": "empty: the SDK's default"},
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300}}}
+
 
 class AnthropicBackend(SdkBackend):
     name = "anthropic"

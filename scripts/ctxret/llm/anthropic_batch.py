@@ -9,9 +9,17 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .anthropic_api import AnthropicBackend
+from .anthropic_api import SETTINGS as ANTHROPIC_SETTINGS, AnthropicBackend
 from .base import AttemptFailed, CallResult, sdk_call, short
 from .batch_api import BatchState, line_bytes
+
+# contexts.llm's settings for this backend: the anthropic backend's, described for a batch
+SETTINGS = {"required": ["model"], "properties": {
+    **ANTHROPIC_SETTINGS["properties"],
+    "model": {"type": "string", "minLength": 1,
+              "description": "e.g. claude-opus-5-5; priced at its row's batch prices"},
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300,
+                  "description": "per API call (submit, poll, results), not per batch"}}}
 
 # The provider's limits per batch (docs: "Message Batches API", batch limitations).
 MAX_REQUESTS = 100_000

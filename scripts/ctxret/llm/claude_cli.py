@@ -22,6 +22,19 @@ from ..errors import InputError
 from ..usage import USAGE_KEYS, problem_line, read_counts
 from .base import AttemptFailed, Backend, CallResult, Unreachable, short
 
+# contexts.llm's settings for this backend, as JSON Schema (the one home of their defaults)
+SETTINGS = {"properties": {
+    "executable": {"type": "string", "minLength": 1, "default": "claude",
+                   "description": "the claude CLI (a name on PATH or a path)"},
+    "model": {"type": "string", "minLength": 1, "default": "opus"},
+    "effort": {"type": "string", "minLength": 1, "default": "high"},
+    "strip_env": {"type": "array", "items": {"type": "string"},
+                  "default": ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "QDRANT_API_KEY", "CLAUDECODE"],
+                  "description": "variables removed from the CLI's environment (ANTHROPIC_API_KEY: bill the CLI's "
+                                 "login, not a key; the other backends' and Qdrant's keys: the CLI never needs them; "
+                                 "CLAUDECODE: a Claude Code session refuses to start another)"},
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 600}}}
+
 MAX_ARG_BYTES = 131072  # Linux MAX_ARG_STRLEN: one command-line argument, its final NUL included
 RATE_LIMIT = re.compile(r"rate.?limit|\b429\b|usage limit|hit your limit", re.IGNORECASE)
 REFUSED = re.compile(r"\b40[13]\b|authenticat|invalid.{0,20}api.?key|not logged in|/login|unauthori[sz]ed|forbidden",

@@ -26,6 +26,7 @@ from .base import Backend, CallResult
 VERSION = 2  # bump when the wording or the choice of form changes: it is part of the identity
 MAX_SENTENCE = 200
 NEIGHBOUR_WINDOW = 2000  # characters searched for the sentence before or after a chunk
+SETTINGS = {"properties": {"language": {"type": "string"}}}  # X1's, set by the plan (ctxret.llm.free_context)
 
 PATTERNS = {  # {doc}: the document by its title, or a plain phrase when it has none
     "ko": {"doc": "「{title}」 글", "untitled": "이 글",

@@ -10,6 +10,16 @@ from .. import secrets
 from ..usage import problem_line, read_counts
 from .base import AttemptFailed, CallResult, SdkBackend
 
+# contexts.llm's settings for this backend, as JSON Schema (the one home of their defaults)
+SETTINGS = {"required": ["model", "base_url"], "properties": {
+    "model": {"type": "string", "minLength": 1},
+    "base_url": {"type": "string", "minLength": 1, "description": "the server, with /v1"},
+    "max_tokens": {"type": "integer", "minimum": 1, "default": 1024},
+    "temperature": {"type": "number", "default": 0},
+    "api_key_env": {"type": "string", "minLength": 1, "default": "OPENAI_API_KEY",
+                    "description": "unset: the key 'none' (local servers)"},
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300}}}
+
 
 class OpenAIBackend(SdkBackend):
     name = "openai"

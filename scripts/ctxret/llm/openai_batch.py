@@ -17,7 +17,18 @@ from .. import secrets
 from ..errors import InputError
 from .base import AttemptFailed, CallResult, sdk_call, short
 from .batch_api import BatchState, line_bytes
-from .openai_api import OpenAIBackend
+from .openai_api import SETTINGS as OPENAI_SETTINGS, OpenAIBackend
+
+# contexts.llm's settings for this backend: the openai backend's, OpenAI itself by default
+SETTINGS = {"required": ["model"], "properties": {
+    **OPENAI_SETTINGS["properties"],
+    "model": {"type": "string", "minLength": 1,
+              "description": "e.g. gpt-4.1-mini; priced at its row's batch prices"},
+    "base_url": {"type": "string", "default": "",
+                 "description": "empty: OpenAI (the SDK's default); a compatible server that implements the "
+                                "Batch and Files APIs, with /v1"},
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300,
+                  "description": "per API call (upload, submit, poll, results), not per batch"}}}
 
 # The provider's limits per batch (docs: "Batch API", rate limits): requests and input file size.
 MAX_REQUESTS = 50_000

@@ -79,6 +79,9 @@ WORDING = {
         "none_promoted": "None of these comparisons is promoted to a conclusion; they show where to look.",
         "diff": "difference", "interval_short": "95 % interval", "holm": "Holm p",
         "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
+        "precision": "Embedding precision (settled once for the run)",
+        "precision_how": {"configured": "configured", "auto on this machine": "auto on this machine",
+                          "the backend's own": "the backend's own"},
         "ex_title": "Every question", "ex_link": "Every question, explorable: why a question flipped",
         "ex_note": "Each question with its group, gold chunk and rank under every condition (green: in the top k, "
                    "red: not; -: not in the run). Choose a comparison and k, filter, and click a question to see "
@@ -225,6 +228,9 @@ WORDING = {
         "none_promoted": "이 비교들은 어느 것도 결론으로 승격하지 않는다; 어디를 볼지 알려 줄 뿐이다.",
         "diff": "차이", "interval_short": "95 % 구간", "holm": "Holm p",
         "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
+        "precision": "임베딩 정밀도 (실행마다 한 번 정함)",
+        "precision_how": {"configured": "설정대로", "auto on this machine": "이 기계에서 auto로 정함",
+                          "the backend's own": "백엔드 고유"},
         "ex_title": "모든 질문", "ex_link": "모든 질문 살펴보기: 질문의 결과가 왜 뒤바뀌었는가",
         "ex_note": "질문마다 그룹, 정답 청크, 조건별 순위(초록: 상위 k 안, 빨강: 밖; -: 런에 없음). 비교와 k를 고르고 "
                    "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다.",

@@ -110,8 +110,9 @@ class Tally:
         return [ids for ids in self.by_text.values() if len(ids) > 1]
 
 
-def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
-    """Token counts (recursive) or sentence vectors (semantic) from the configured model slot."""
+def tools_for(chunker: str, settings: dict, input, params, threads: int) -> Tools:
+    """Token counts (recursive) or sentence vectors (semantic, at the precision the run settled)
+    from the configured model slot."""
     needs = CHUNKERS[chunker].needs
     if needs is None:
         return Tools()
@@ -120,7 +121,9 @@ def tools_for(chunker: str, settings: dict, params, threads: int) -> Tools:
         from ..models import load_tokenizer
         counter = load_tokenizer(model, bool(params.offline))
         return Tools(count_tokens=lambda texts: counter.token_counts(texts, "passage"))
+    from ..precision import settled
     from ..vectors import embed_texts
+    model["precision"] = settled(input.precision[0], params.slot)["precision"]
     return Tools(embed=lambda texts: embed_texts(texts, "passage", model, params.store, threads,
                                                  max(1, len(texts)), bool(params.offline))[0])
 
@@ -131,7 +134,7 @@ def run(input, output, params, threads=1, **_) -> None:
     settings = dict(params.settings)
     tally = Tally(params.t1_template)
     write_jsonl(output.chunks, tally.passing(chunk_rows(docs, settings, params.chunker,
-                                                        tools_for(params.chunker, settings, params, threads))))
+                                                        tools_for(params.chunker, settings, input, params, threads))))
     seconds = time.perf_counter() - started
     counts, t1, t0 = tally.per_slug, tally.t1, tally.t0
     per_doc = [counts[d["slug"]] for d in docs]

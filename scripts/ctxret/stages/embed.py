@@ -8,7 +8,9 @@ of the variant file; the `.json` sidecar names the model, the ids and the texts'
 of rows at a time into the file, so that no job holds a variant's whole matrix; what a shard did
 not store (none, after a full run) it computes itself. Many questions are embedded likewise: a
 question shard is a fixed slice of the questions file's distinct texts (`question_slice`), and
-`run_questions` assembles `q-<model>.npy` from the store.
+`run_questions` assembles `q-<model>.npy` from the store. Every one of them embeds at the
+precision `run_precision` settled for the run (results/precision.json), and its log's first line
+says which.
 """
 from __future__ import annotations
 
@@ -16,11 +18,36 @@ import hashlib
 
 import numpy as np
 
+from ..documents import units_of
 from ..fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
 from ..models import Kind
+from ..precision import described, settle, settled
 from ..vectors import TextsDigest, embed_texts, sidecar
 
 ASSEMBLY_ROWS = 8192  # rows looked up in the store and written at a time
+PROBE_TEXTS = 2000    # at most this many of the corpus's units are texts auto's probe may time
+
+
+def probe_texts(docs: list[dict]) -> list[str]:
+    """The texts `auto`'s probe may time: the documents' units (what chunks are cut from), at
+    most PROBE_TEXTS of them, evenly spaced in corpus order."""
+    texts = [doc["body"][u["start"]:u["end"]] for doc in docs for u in units_of(doc)]
+    return texts[::max(1, -(-len(texts) // PROBE_TEXTS))]
+
+
+def run_precision(input, output, params, **_) -> None:
+    found = settle(dict(params.models), dict(params.threads), probe_texts(read_jsonl(input.docs)), params.store,
+                   bool(params.offline))
+    write_json(output.json, found)
+    for slot, record in found.items():
+        print(f"{slot}: precision {described(record)}")
+
+
+def slot_settings(input, params) -> dict:
+    """The slot's settings at the precision the run settled; the log's first line says which."""
+    record = settled(input.precision, params.model_name)
+    print(f"{params.model_name}: precision {described(record)}")
+    return {**dict(params.model), "precision": record["precision"]}
 
 
 def owned_texts(rows, slugs: set[str]) -> list[str]:
@@ -36,8 +63,9 @@ def owned_texts(rows, slugs: set[str]) -> list[str]:
 
 
 def run_shard(input, output, params, threads=1, **_) -> None:
+    settings = slot_settings(input, params)
     texts = owned_texts((r for _, r in iter_jsonl(input.variant)), set(params.slugs))
-    _, computed, ident = embed_texts(texts, "passage", dict(params.model), params.store, threads,
+    _, computed, ident = embed_texts(texts, "passage", settings, params.store, threads,
                                      int(params.flush_every), bool(params.offline))
     write_json(output.meta, {"variant": params.variant, "model": params.model_name, "shard": params.shard,
                              "documents": len(params.slugs), "texts": len(texts), "computed": computed,
@@ -54,8 +82,9 @@ def question_slice(questions: list[dict], shard: int, shards: int) -> list[str]:
 
 
 def run_question_shard(input, output, params, threads=1, **_) -> None:
+    settings = slot_settings(input, params)
     texts = question_slice(read_jsonl(input.questions), int(params.shard), int(params.shards))
-    _, computed, ident = embed_texts(texts, "query", dict(params.model), params.store, threads,
+    _, computed, ident = embed_texts(texts, "query", settings, params.store, threads,
                                      int(params.flush_every), bool(params.offline))
     write_json(output.meta, {"model": params.model_name, "shard": params.shard, "shards": params.shards,
                              "texts": len(texts), "computed": computed,
@@ -64,22 +93,24 @@ def run_question_shard(input, output, params, threads=1, **_) -> None:
           f"computed {computed}, from store {len(texts) - computed}")
 
 
-def _embed(output, params, threads: int, kind: Kind, ids: list[str], texts: list[str]) -> tuple[np.ndarray, int, str]:
-    matrix, computed, ident = embed_texts(texts, kind, dict(params.model), params.store, threads,
+def _embed(output, params, settings: dict, threads: int, kind: Kind, ids: list[str],
+           texts: list[str]) -> tuple[np.ndarray, int, str]:
+    matrix, computed, ident = embed_texts(texts, kind, settings, params.store, threads,
                                           int(params.flush_every), bool(params.offline))
     write_npy(output.npy, matrix)
-    write_json(output.meta, sidecar(params.model, ident, ids, TextsDigest(texts).hexdigest(), matrix.shape[1]))
+    write_json(output.meta, sidecar(settings, ident, ids, TextsDigest(texts).hexdigest(), matrix.shape[1]))
     return matrix, computed, ident.get("precision", "fp32")
 
 
 def run_chunks(input, output, params, threads=1, **_) -> None:
+    settings = slot_settings(input, params)
     count = sum(1 for _ in iter_jsonl(input.variant))
     ids, digest, distinct, computed = [], TextsDigest(), set(), 0
     with atomic_path(output.npy) as tmp:
         matrix = None
         for block in jsonl_blocks(input.variant, ASSEMBLY_ROWS) if count else [[]]:
             texts = [r["text"] for r in block]
-            vectors, now, ident = embed_texts(texts, "passage", dict(params.model), params.store, threads,
+            vectors, now, ident = embed_texts(texts, "passage", settings, params.store, threads,
                                               int(params.flush_every), bool(params.offline))
             if matrix is None and count:
                 matrix = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(count, vectors.shape[1]))
@@ -96,7 +127,7 @@ def run_chunks(input, output, params, threads=1, **_) -> None:
         else:
             matrix.flush()
             del matrix
-    write_json(output.meta, sidecar(params.model, ident, ids, digest.hexdigest(), dims))
+    write_json(output.meta, sidecar(settings, ident, ids, digest.hexdigest(), dims))
     computed += sum(read_json(s)["computed"] for s in input.shards)
     print(f"{params.variant} {params.model_name}: chunks {count}, computed {computed}, "
           f"from store {len(distinct) - computed}, dims {dims}, {ident.get('precision', 'fp32')}, "
@@ -104,8 +135,9 @@ def run_chunks(input, output, params, threads=1, **_) -> None:
 
 
 def run_questions(input, output, params, threads=1, **_) -> None:
+    settings = slot_settings(input, params)
     questions = read_jsonl(input.questions)
-    matrix, computed, precision = _embed(output, params, threads, "query", [q["id"] for q in questions],
+    matrix, computed, precision = _embed(output, params, settings, threads, "query", [q["id"] for q in questions],
                                          [q["question"] for q in questions])
     computed += sum(read_json(s)["computed"] for s in input.shards)
     print(f"questions {params.model_name}: {len(questions)}, computed {computed}, "

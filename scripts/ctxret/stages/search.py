@@ -13,7 +13,6 @@ reach the k-th rescored score. The runs' ranks and scores are those of the float
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Callable
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from ..bm25 import query_vector, tokenizer_from
 from ..fileio import read_json, read_jsonl
-from ..fusion import rrf
+from ..fusion import FusionPreset, rrf
 from ..qdrant import Hit, open_engine
 from ..runs import read_run, write_run
 
@@ -170,12 +169,10 @@ def run_bm25(input, output, params, **_) -> None:
 
 def run_fuse(input, output, params, **_) -> None:
     dense, sparse = read_run(input.dense), read_run(input.bm25)
-    f = dict(params.fusion)
-    weights = [float(f["weights"]["dense"]), float(f["weights"]["bm25"])]
-    depth = int(params.fusion_depth)
-    results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=float(f["k"]), rank_base=int(f["rank_base"]),
-                        weights=weights, depth=depth)[:int(params.depth)]
+    f: FusionPreset = params.fusion
+    results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=f.k, rank_base=f.rank_base,
+                        weights=[f.dense_weight, f.bm25_weight], depth=f.depth)[:int(params.depth)]
                for qid in dense}
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: preset {params.preset} {json.dumps(f, ensure_ascii=False)}, the top {depth} of each "
-          f"list fused, {len(results)} questions")
+    print(f"{params.name}: preset {f.name} (k {f.k:g}, ranks from {f.rank_base}, weights dense {f.dense_weight:g} "
+          f"bm25 {f.bm25_weight:g}), the top {f.depth} of each list fused, {len(results)} questions")

@@ -67,7 +67,13 @@ def token_rows(tokens: dict) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict,
+def precision_line(precision: dict, t: dict) -> str:
+    """results/precision.json as one line: `Embedding precision ...: e5 fp32 (auto on this machine)`."""
+    slots = [f"{slot} {r['precision']} ({t['precision_how'][r['how']]})" for slot, r in precision.items()]
+    return f"{t['precision']}: {', '.join(slots)}"
+
+
+def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], tokens: dict, precision: dict,
          language: str) -> str:
     t = wording(language)
     primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
@@ -108,6 +114,7 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
               html_table(*continuous_rows(continuous["tests"], t))]
     h += [f"<h2>{escape(t['ledger_title'])}</h2>", html_table(*ledger_rows(ledgers)) if ledgers else "<p>-</p>",
           f"<h2>{escape(t['tokens_title'])}</h2>",
+          *([f"<p>{escape(precision_line(precision, t))}</p>"] if precision else []),
           html_table(*token_rows(tokens)),
           f"<h2>{escape(t['score_detail'])}</h2>",
           html_table(*detail_rows(score["results"], reported(score), t))]
@@ -120,6 +127,6 @@ def run(input, output, params, **_) -> None:
     ledgers = {v: read_json(p) for v, p in zip(params.ledger_variants, input.ledgers, strict=True)}
     tokens = read_json(input.tokens)
     html = page(read_json(input.score), read_json(input.pairs), [input.failure, input.pairs_plot],
-                ledgers, tokens, params.language)
+                ledgers, tokens, read_json(input.precision), params.language)
     write_text(output.html, html)
     print(f"{output.html}: {len(html):,} characters; ledgers {list(ledgers)}")

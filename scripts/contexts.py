@@ -1,4 +1,0 @@
-from ctxret.stages import contexts
-from ctxret.stage import snakemake_stage
-
-snakemake_stage(snakemake, contexts.run)  # noqa: F821 (Snakemake's script global)

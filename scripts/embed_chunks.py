@@ -1,4 +1,0 @@
-from ctxret.stages import embed
-from ctxret.stage import snakemake_stage
-
-snakemake_stage(snakemake, embed.run_chunks)  # noqa: F821 (Snakemake's script global)

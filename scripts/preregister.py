@@ -1,4 +1,0 @@
-from ctxret.stages import preregister
-from ctxret.stage import snakemake_stage
-
-snakemake_stage(snakemake, preregister.run)  # noqa: F821 (Snakemake's script global)

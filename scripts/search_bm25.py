@@ -1,4 +1,0 @@
-from ctxret.stages import search
-from ctxret.stage import snakemake_stage
-
-snakemake_stage(snakemake, search.run_bm25)  # noqa: F821 (Snakemake's script global)
