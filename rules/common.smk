@@ -111,7 +111,7 @@ def hold_results():
 
 
 def check_built():
-    """Called as a successful run ends (`onsuccess`): every file its targets need exists and is
+    """Called as a successful run ends (`onsuccess`): every file asked for or written exists and is
     complete, else one line each and a nonzero exit (the same command builds them)."""
     unbuilt = ancient_edges.unbuilt(workflow)
     for line in unbuilt:

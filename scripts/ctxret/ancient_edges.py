@@ -10,7 +10,7 @@ ancient plan.json, kept its old settings when a pairs setting reran plan, both w
 
 `mask_only_followed_edges` makes the mask follow only the edges the walk follows, so every other job
 is examined on its own (missing output, changed params, …). `unbuilt` is the check a run makes as it
-ends (rules/common.smk, `onsuccess`): every file its targets need exists and is not marked incomplete.
+ends (rules/common.smk, `onsuccess`): every file asked for or written exists and is not marked incomplete.
 """
 from __future__ import annotations
 
@@ -55,11 +55,13 @@ def mask_only_followed_edges() -> None:
 
 
 def unbuilt(workflow) -> list[str]:
-    """One line for every file the run's targets need that is missing or marked incomplete (a job
-    killed while writing it), after a run Snakemake ends as successful."""
+    """One line for every file the run was asked for (its targets' outputs; for rule all, its
+    inputs) or that a job of it wrote, that is missing or marked incomplete (a job killed while
+    writing it), after a run Snakemake ends as successful. (A missing intermediate file that
+    nothing asked for stays missing, as Snakemake leaves it.)"""
     dag = workflow.dag
     problems = []
-    for job in dag.bfs(dag.dependencies, *dag.targetjobs):
+    for job in {*dag.targetjobs, *dag.finished_jobs, *dag.needrun_jobs(exclude_finished=False)}:
         files = job.output if job.output else job.input   # rule all: what it asks for
         incomplete = set(map(str, workflow.async_run(workflow.persistence.incomplete(job)))) if job.output else set()
         for f in map(str, files):
@@ -67,4 +69,4 @@ def unbuilt(workflow) -> list[str]:
                 problems.append(f"{f}: asked for but not built (rule {job.rule.name})")
             elif f in incomplete:
                 problems.append(f"{f}: left incomplete by an interrupted job (rule {job.rule.name})")
-    return problems
+    return sorted(problems)
