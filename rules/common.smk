@@ -8,7 +8,8 @@ sys.path.insert(0, SCRIPTS)
 from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
-from ctxret import ancient_edges, guards, preflight, runlock, secrets, written  # noqa: E402 (the package lives under scripts/)
+from ctxret import guards, preflight, runlock, secrets, written  # noqa: E402 (the package lives under scripts/)
+from ctxret import ancient_edges  # noqa: E402
 from ctxret.bm25 import RULE as BM25_RULE  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.llm import backend_spec  # noqa: E402

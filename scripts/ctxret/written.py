@@ -114,8 +114,8 @@ def damaged_shards(results: str) -> Iterator[tuple[str, str, list[str]]]:
         shard = (_read(Path(manifest)) or {}).get("shard")
         problem = shard and os.path.isdir(shard) and shard_problem(shard, quick=True)
         if problem:
-            yield manifest, f"{problem}: the Qdrant shard was changed after the index built it; the index builds it again", \
-                [manifest, shard, str(contents_path(shard))]
+            line = f"{problem}: the Qdrant shard was changed after the index built it; the index builds it again"
+            yield manifest, line, [manifest, shard, str(contents_path(shard))]
 
 
 def set_aside_damaged(results: str, dry_run: bool) -> list[tuple[str, str]]:
