@@ -6,6 +6,7 @@ PIP_EXTRA ?=
 BIN := $(VENV)/bin
 
 # CONFIG=my-experiment.yaml: run, preregister, report and resume that experiment instead of the demo
+# (python -m ctxret: snakemake, once the config file is found and parses: one line, not a traceback)
 CONFIGFILE := $(if $(CONFIG),--configfile=$(CONFIG))
 
 .PHONY: setup run report preregister resume browser test regress lint bench bench-scale clean
@@ -20,7 +21,7 @@ $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
 	touch $@
 
 run: setup
-	$(BIN)/snakemake --cores $(CORES) $(CONFIGFILE)
+	$(BIN)/python -m ctxret --cores $(CORES) $(CONFIGFILE)
 	@RESULTS=$$($(BIN)/python -m ctxret.report --results $(CONFIGFILE)) && echo && \
 	  echo "verdict: $$RESULTS/pairs.md; scores: $$RESULTS/score.md; the page: make report$(if $(CONFIG), CONFIG=$(CONFIG))" && \
 	  cat $$RESULTS/score.md
@@ -34,8 +35,8 @@ report: setup
 # (two steps: the free stages brought up to date, then the preregistration forced; in one step
 # Snakemake skips a forced job whose ancient inputs another job of the run rewrites)
 preregister: setup
-	$(BIN)/snakemake --cores $(CORES) preregister --omit-from preregister $(CONFIGFILE)
-	$(BIN)/snakemake --cores $(CORES) preregister --forcerun preregister $(CONFIGFILE)
+	$(BIN)/python -m ctxret --cores $(CORES) preregister --omit-from preregister $(CONFIGFILE)
+	$(BIN)/python -m ctxret --cores $(CORES) preregister --forcerun preregister $(CONFIGFILE)
 	@echo
 	@cat $$($(BIN)/python -m ctxret.report --results $(CONFIGFILE))/preregistration.md
 

@@ -25,6 +25,10 @@ onstart:
     hold_results()
 
 
+onsuccess:
+    check_built()
+
+
 rule all:
     input:
         P.final_outputs(),

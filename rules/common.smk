@@ -9,6 +9,7 @@ from ctxret.stage import jobs_import_from  # noqa: E402
 
 jobs_import_from(SCRIPTS)
 from ctxret import guards, preflight, runlock, secrets, written  # noqa: E402 (the package lives under scripts/)
+from ctxret import ancient_edges  # noqa: E402
 from ctxret.bm25 import RULE as BM25_RULE  # noqa: E402
 from ctxret.errors import InputError  # noqa: E402
 from ctxret.llm import backend_spec  # noqa: E402
@@ -23,6 +24,13 @@ from ctxret.schema import complete, merged, read_config  # noqa: E402
 def fail(error):
     """Stop while the workflow is read, with one line (no traceback, no key)."""
     sys.exit(secrets.redact(f"error: {error}"))
+
+
+# every job examined for what it needs, also those behind an edge whose files are all ancient()
+try:
+    ancient_edges.mask_only_followed_edges()
+except RuntimeError as e:
+    fail(e)
 
 
 def workflow_file(path):
@@ -101,6 +109,16 @@ def hold_results():
         RUN_LOCK = runlock.hold(R, workflow.basedir)  # held while this process lives
     except InputError as e:
         fail(e)
+
+
+def check_built():
+    """Called as a successful run ends (`onsuccess`): every file asked for or written exists and is
+    complete, else one line each and a nonzero exit (the same command builds them)."""
+    unbuilt = ancient_edges.unbuilt(workflow)
+    for line in unbuilt:
+        print(secrets.redact(f"error: {line}"), file=sys.stderr)
+    if unbuilt:
+        fail(f"{len(unbuilt)} file(s) asked for were not built; run the same command again")
 
 
 def llm_workers():

@@ -339,6 +339,12 @@ CASES = [
          r"{config}:\d+: results: '.*' (holds the checkout \(.*\)|is a system folder); name a folder of its own"),
     Case("results a regular file", lambda x: x.set("results", str(x.questions("h"))),
          r"{config}:\d+: results: '{questions}/questions-h.jsonl' is a file, not a folder"),
+    Case("store a regular file", lambda x: x.set("store", str(x.questions("h"))),
+         r"{config}:\d+: store: '{questions}/questions-h.jsonl' is a file, not a folder"),
+    Case("qdrant.url not a URL", lambda x: x.set("qdrant.url", "garbage"),
+         r"error: qdrant.url: 'garbage' is not a server URL \(http://host:6333 or https://…\)"),
+    Case("qdrant.url a URL qdrant-client cannot parse", lambda x: x.set("qdrant.url", "http://[::1"),
+         r"error: Qdrant server http://\[::1 does not answer \(LocationParseError: "),
     Case("store under a regular file", lambda x: x.set("store", str(x.questions("h") / "store")),
          r"{config}:\d+: store: '{questions}/questions-h.jsonl/store' is under '{questions}/questions-h.jsonl', "
          r"which is a file"),
@@ -687,6 +693,23 @@ def test_resume_names_a_configfile_that_snakemake_would_stop_on_with_a_traceback
         proc = subprocess.run([sys.executable, "-m", "ctxret.settings", named], capture_output=True, text=True,
                               cwd=tmp_path)
         assert (proc.returncode, proc.stderr) == (1, "error: missing.yaml: file not found\n")
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--configfile=missing.yaml"], "error: --configfile missing.yaml: no such file"),
+    (["--configfile", "{ok}", "estimate"], "error: --configfile estimate: no such file"),
+    (["--configfile={bad}"], "error: {bad}:3: not valid YAML"),
+])
+def test_python_m_ctxret_says_in_one_line_what_snakemakes_own_command_line_would_trace_back(tmp_path, args, line):
+    """`python -m ctxret` (make run, make preregister) checks every --configfile before Snakemake reads it."""
+    import sys
+    ok, bad = tmp_path / "ok.yaml", tmp_path / "bad.yaml"
+    ok.write_text("corpus: {path: x}\n", encoding="utf-8")
+    bad.write_text("corpus:\n  path: [x\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "ctxret", *(a.format(ok=ok, bad=bad) for a in args)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(line.format(bad=bad)) and "Traceback" not in proc.stderr
 
 
 # ---- legal but surprising: a warning line in the stage's log (the report carries it too:

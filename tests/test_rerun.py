@@ -247,3 +247,70 @@ def test_kill_9_of_the_run_during_embedding_computes_only_the_unfinished_batches
     assert final == len({r["text"] for r in rows})
     logs = [tmp_path / "results" / "logs" / f"embed-{v}-e5.log" for v in ("T1", "X1")]
     assert sum(computed(log) for log in logs) == final - kept    # none computed twice
+
+
+# ---- a run that exits 0 has built what it was asked for ---------------------------------------
+# (on `base`, complete again after the edits above; each case leaves it complete)
+
+def killed_while_building(base, config: Path, deleted: list[str], *targets: str) -> subprocess.CompletedProcess:
+    """Delete `deleted` (under results/), start the run of `config`, kill -9 it as soon as a job has
+    started writing (Snakemake marks its outputs incomplete), then resume the same command."""
+    for rel in deleted:
+        (base.results / rel).unlink()
+    incomplete = base.config.parent / "workdir" / ".snakemake" / "incomplete"
+    args = (*(str(base.results / t) for t in targets), "--cores", "1")
+    proc = start(config, *args, env=claude_env(base.tmp))
+    wait_for(proc, lambda: incomplete.is_dir() and any(incomplete.iterdir()))
+    kill_run(proc)
+    return resume(config, *args, env=claude_env(base.tmp))
+
+
+@pytest.mark.parametrize("deleted, targets", [
+    # T1's embedding feeds its runs, and they (through the preregistration, an ancient input of
+    # A1's contexts) A1's: Snakemake masked A1's embedding behind the job that must run, unexamined
+    (["emb/T1-e5.npy", "emb/A1-e5.npy"], ["emb/T1-e5.npy", "emb/A1-e5.npy"]),
+    # a search job, in the whole run (a missing intermediate file is written again when a reader runs)
+    (["runs/deep/e5-T1.jsonl", "runs/e5-T1.jsonl", "score.json"], []),
+], ids=["embedding", "search"])
+def test_killed_during_a_job_then_resumed_the_run_ends_0_only_with_every_output(base, document_edited,
+                                                                             deleted, targets):
+    resumed = killed_while_building(base, base.config, deleted, *targets)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert all((base.results / rel).is_file() for rel in deleted)
+    again = snakemake(base.config, "-n", *(str(base.results / t) for t in targets))
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+# A changed pairs setting reran plan alone: plan.json, which records it, is an ancient input of pairs,
+# and pairs.json kept the old settings, saying "kept to the plan".
+SEED = {"pairs": {"seed": 7}}     # the run below: changed, killed, resumed
+PAIRS_SETTINGS = {
+    "resamples": {"pairs": {"resamples": 1200}},
+    "alpha": {"pairs": {"alpha": 0.1}},
+    "primary": {"pairs": {"primary": [{"a": "e5:X1", "b": "e5:A1"}]}},
+    "groups": {"questions": {"groups": {"HP": ["H", "P"], "G": ["G"], "H": ["H"]}}},
+}
+
+
+def with_settings(config: Path, changes: dict) -> Path:
+    """A config beside `config` with the sections of `changes` updated."""
+    settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    for section, values in changes.items():
+        settings[section] = {**settings.get(section, {}), **values}
+    changed = config.with_name(f"changed-{'-'.join(changes)}-{len(list(config.parent.glob('changed-*')))}.yaml")
+    changed.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
+    return changed
+
+
+@pytest.mark.parametrize("setting", PAIRS_SETTINGS)
+def test_changing_a_pairs_setting_reruns_pairs_and_its_readers(base, document_edited, setting):
+    dry = snakemake(with_settings(base.config, PAIRS_SETTINGS[setting]), "-n")
+    assert {"plan", "pairs", "summary", "plots", "explorer"} <= set(jobs_run(dry)), jobs_run(dry)
+
+
+def test_a_changed_seed_reaches_pairs_json_through_a_killed_and_resumed_run(base, document_edited):
+    seeded = with_settings(base.config, SEED)
+    resumed = killed_while_building(base, seeded, ["pairs.json"])
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    pairs = json.loads((base.results / "pairs.json").read_text(encoding="utf-8"))
+    assert pairs["rule"]["seed"] == 7

@@ -127,6 +127,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield Path(tmp)
         os.replace(tmp, path)
+    except OSError as e:
+        if e.filename is None:      # a write refused (a full disk): name the file it was for
+            e.filename = str(path)
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ import numpy as np
 
 from . import secrets
 from .errors import InputError
+from .fileio import sha256_file, write_json
 
 Hit = tuple[str, float]            # (chunk_id, score)
 Sparse = tuple[list[int], list[float]]
@@ -178,6 +181,63 @@ def open_engine(path: str | None = None, url: str | None = None, api_key_env: st
             engine.close()
 
 
+def contents_path(path: str) -> Path:
+    """Where the index records what a shard it built holds: `<shard>.contents.json`."""
+    return Path(f"{path}.contents.json")
+
+
+def shard_contents(path: str) -> dict[str, list]:
+    """{file under the shard: [size, mtime_ns, sha256]}: what the index built, recorded beside it."""
+    out = {}
+    for root, _, files in os.walk(path):
+        for name in files:
+            full = os.path.join(root, name)
+            stat = os.stat(full)
+            out[os.path.relpath(full, path)] = [stat.st_size, stat.st_mtime_ns, sha256_file(full)]
+    return dict(sorted(out.items()))
+
+
+def record_contents(path: str) -> None:
+    write_json(contents_path(path), shard_contents(path))
+
+
+def recorded_contents(path: str) -> dict[str, list] | None:
+    try:
+        return json.loads(contents_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def forget_times(path: str) -> None:
+    """The next quick check hashes every file of the shard at `path` (a change found by a full one
+    that kept sizes and times)."""
+    recorded = recorded_contents(path)
+    if recorded:
+        write_json(contents_path(path), {rel: [size, None, sha] for rel, (size, _, sha) in recorded.items()})
+
+
+def shard_problem(path: str, copy: str | None = None, quick: bool = False) -> str | None:
+    """What differs between the shard at `path` (or its `copy`) and what the index recorded, else
+    None (a shard without a record: nothing to compare with). `quick`: a file whose size and time
+    are as recorded is taken as is (the check as the workflow starts: a stat a file)."""
+    recorded = recorded_contents(path)
+    if recorded is None:
+        return None
+    here = copy or path
+    found = {os.path.relpath(os.path.join(r, f), here) for r, _, fs in os.walk(here) for f in fs}
+    if found != set(recorded):
+        gone, extra = sorted(set(recorded) - found), sorted(found - set(recorded))
+        return f"{path}: files {'missing: ' + ', '.join(gone[:3]) if gone else 'added: ' + ', '.join(extra[:3])}"
+    for rel, (size, mtime_ns, sha) in recorded.items():
+        stat = os.stat(os.path.join(here, rel))
+        if quick and (stat.st_size, stat.st_mtime_ns) == (size, mtime_ns):
+            continue
+        if stat.st_size != size or sha256_file(os.path.join(here, rel)) != sha:
+            differs = f"{stat.st_size:,} bytes, expected {size:,}" if stat.st_size != size else "its sha256 differs"
+            return f"{path}/{rel}: not what the index wrote ({differs})"
+    return None
+
+
 @contextlib.contextmanager
 def private_copy(path: str) -> Iterator[str]:
     """A copy of the shard at `path` for one reader, removed afterwards: loading a shard rewrites
@@ -189,6 +249,11 @@ def private_copy(path: str) -> Iterator[str]:
     try:
         with path_lock(path, shared=True):
             shutil.copytree(path, scratch, dirs_exist_ok=True)
+        problem = shard_problem(path, copy=scratch)     # its bytes, before any is searched
+        if problem:
+            forget_times(path)
+            raise InputError(f"{problem}: the Qdrant shard was changed after the index built it; run again: "
+                             f"the index builds it again")
         yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -197,11 +262,13 @@ def private_copy(path: str) -> Iterator[str]:
 @contextlib.contextmanager
 def server_client(url: str, api_key_env: str | None):
     from qdrant_client import QdrantClient
-    client = QdrantClient(url=url, api_key=secrets.key(api_key_env), timeout=10,
-                          check_compatibility=False)
+    if not url.startswith(("http://", "https://")):
+        raise InputError(f"qdrant.url: {url!r} is not a server URL (http://host:6333 or https://…)")
     try:
+        client = QdrantClient(url=url, api_key=secrets.key(api_key_env), timeout=10,
+                              check_compatibility=False)
         client.get_collections()
-    except Exception as e:  # any transport error: the server is not there
+    except Exception as e:  # a URL it cannot use, any transport error: the server is not there
         raise InputError(f"Qdrant server {url} does not answer ({type(e).__name__}: {e})") from None
     try:
         yield client

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import psutil
 
+from .launch import configfile_problem
+
 LOCKS = Path(".snakemake") / "locks"
 
 
@@ -28,24 +30,6 @@ def workdir_of(args: list[str]) -> Path:
         if arg.startswith("--directory="):
             return Path(arg.split("=", 1)[1]).resolve()
     return Path.cwd().resolve()
-
-
-def configfile_problem(args: list[str]) -> str | None:
-    """A --configfile that names no file: Snakemake would stop with its own traceback. Its
-    space form takes every word up to the next option, a target too (`--configfile my.yaml
-    estimate` reads `estimate` as a second config file)."""
-    files, taking = [], False
-    for arg in args:
-        if arg.startswith("--configfile="):
-            files.append(arg.split("=", 1)[1])
-        taking = arg in ("--configfile", "--configfiles") or (taking and not arg.startswith("-"))
-        if taking and not arg.startswith("-"):
-            files.append(arg)
-    missing = next((f for f in files if not Path(f).is_file()), None)
-    if missing is None:
-        return None
-    return (f"error: --configfile {missing}: no such file (Snakemake reads every word after --configfile "
-            f"as a config file: write --configfile=FILE, or put targets before --configfile)")
 
 
 def is_snakemake(cmdline: list[str]) -> bool:

@@ -37,9 +37,11 @@ def trec_text(name: str, ranked: dict[str, list[str]]) -> str:
                    for q, ids in ranked.items() for rank, c in enumerate(ids, 1))
 
 
-def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[str]]:
-    """{qid: ranked chunk ids}; with `known`, a chunk id outside it is an error at its line."""
-    out = {}
+def read_run(path: str, known: Container[str] | None = None,
+             questions: Iterable[str] = ()) -> dict[str, list[str]]:
+    """{qid: ranked chunk ids}; with `known`, a chunk id outside it is an error at its line; every
+    one of `questions` must have exactly one line (a run cut short, or a line repeated, is never scored)."""
+    out, where = {}, {}
     for lineno, r in iter_jsonl(path):
         ids = r.get("ids")
         if not isinstance(r.get("qid"), str) or not isinstance(ids, list):
@@ -48,7 +50,13 @@ def read_run(path: str, known: Container[str] | None = None) -> dict[str, list[s
             unknown = [c for c in ids if c not in known]
             if unknown:
                 raise InputError(f"{path}:{lineno}: chunk ids not in chunks.jsonl: {unknown[:3]}")
-        out[r["qid"]] = ids
+        if r["qid"] in where:
+            raise InputError(f"{path}:{lineno}: question {r['qid']} again (first at line {where[r['qid']]})")
+        out[r["qid"]], where[r["qid"]] = ids, lineno
+    missing = [q for q in questions if q not in out]
+    if missing:
+        raise InputError(f"{path}: no line for {len(missing)} question(s) ({', '.join(missing[:3])}…): the run "
+                         f"is incomplete (cut short?); run again: its search writes it again")
     return out
 
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Callable, TextIO
 
 from . import secrets, written
-from .errors import InputError
+from .errors import InputError, filesystem_line
 
 
 def jobs_import_from(scripts: str) -> None:
@@ -37,8 +37,8 @@ class _Tee:
 
 
 def run_logged(func: Callable[[], None], log: str | None) -> None:
-    """Call `func` with stdout copied to `log`; an InputError exits 1 with its message (in both,
-    every known key redacted)."""
+    """Call `func` with stdout copied to `log`; an InputError, a full disk or a folder it may not
+    write exits 1 with one line (in both, every known key redacted)."""
     log_file = None
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
@@ -47,12 +47,16 @@ def run_logged(func: Callable[[], None], log: str | None) -> None:
     try:
         with contextlib.redirect_stdout(_Tee(*streams)):
             func()
-    except InputError as e:
-        message = secrets.redact(f"error: {e}\n")
+    except (InputError, OSError) as e:
+        line = str(e) if isinstance(e, InputError) else filesystem_line(e)
+        if line is None:
+            raise
+        message = secrets.redact(f"error: {line}\n")
         sys.stderr.write(message)
         if log_file:
-            log_file.write(message)
-            log_file.close()
+            with contextlib.suppress(OSError):   # a full disk may refuse the log its line
+                log_file.write(message)
+                log_file.close()
         sys.exit(1)
     if log_file:
         log_file.close()

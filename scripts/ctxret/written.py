@@ -18,6 +18,7 @@ from typing import Iterable, Iterator
 
 from .errors import InputError
 from .fileio import sha256_file, write_json
+from .qdrant import contents_path, shard_problem
 from .store import quarantine
 
 RECORDS = Path("logs") / "written"
@@ -101,13 +102,32 @@ def damaged(results: str) -> Iterator[tuple[str, str]]:
             yield path, _mismatch(path, rec, sha) + f"; {rec['rule']} writes it again"
 
 
+def damaged_shards(results: str) -> Iterator[tuple[str, str, list[str]]]:
+    """(index manifest, what is wrong, what to move aside) for every embedded Qdrant shard that is
+    no longer what its index job built (a file added, gone, or of another size, time and sha256)."""
+    root = Path(results) / RECORDS
+    for where in sorted(root.rglob("*.json")) if root.is_dir() else []:
+        rec = _read(where)
+        manifest = f"{results}/{where.relative_to(root).with_suffix('').as_posix()}"
+        if not rec or rec.get("rule") != "index" or not manifest.endswith(".json") or not os.path.isfile(manifest):
+            continue
+        shard = (_read(Path(manifest)) or {}).get("shard")
+        problem = shard and os.path.isdir(shard) and shard_problem(shard, quick=True)
+        if problem:
+            line = f"{problem}: the Qdrant shard was changed after the index built it; the index builds it again"
+            yield manifest, line, [manifest, shard, str(contents_path(shard))]
+
+
 def set_aside_damaged(results: str, dry_run: bool) -> list[tuple[str, str]]:
     """(file, one line) for every damaged result, moved to `<results>/quarantine/` (the job that
-    wrote it then runs again); a dry run moves nothing and says what a run would do."""
+    wrote it then runs again; for a damaged shard, its index manifest and the shard); a dry run
+    moves nothing and says what a run would do."""
+    found = [(path, line, [path]) for path, line in damaged(results)] + list(damaged_shards(results))
     out = []
-    for path, line in damaged(results):
+    for path, line, moved in found:
         if dry_run:
             out.append((path, f"{line} (a run moves it to {results}/quarantine/ first)"))
         else:
-            out.append((path, f"{line}; moved to {quarantine(Path(path), Path(results))}"))
+            places = [quarantine(Path(p), Path(results)) for p in moved if os.path.exists(p)]
+            out.append((path, f"{line}; moved to {', '.join(map(str, places))}"))
     return out

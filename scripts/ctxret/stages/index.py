@@ -8,8 +8,11 @@ Kiwi's model, the term ids and bm25s's copy of the weights are gone before the e
 """
 from __future__ import annotations
 
+import faulthandler
+import multiprocessing
 import os
 import shutil
+import signal
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -20,7 +23,8 @@ from ..bm25 import bm25_weights, make_tokenizer, tag_family, term_ids
 from ..errors import InputError
 from ..fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
                      write_text)
-from ..qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
+from ..qdrant import (EdgeEngine, Hnsw, PointData, ServerEngine, contents_path, distance_for, path_lock,
+                      record_contents, server_client, shard_problem)
 
 BATCH = 512          # points sent to the engine at a time
 TOKEN_BLOCK = 4096   # texts analysed (or read from the store) at a time
@@ -138,7 +142,8 @@ def run(input, output, params, threads=1, **_) -> None:
         "collection": name, "points": points, "fingerprint": fingerprint,
         "dense": {m: {"size": int(v.shape[1]), "distance": distance_for(v)} for m, v in dense.items()},
         "sparse": {"bm25": {"vocabulary": len(vocab)}}, "hnsw": hnsw and vars(hnsw), "inputs": inputs,
-        "tokenizer": described, "kept_by_tag": families, "server": bool(params.qdrant_url)})
+        "tokenizer": described, "kept_by_tag": families, "server": bool(params.qdrant_url),
+        "shard": None if params.qdrant_url else params.qdrant_path})   # checked as every run starts
     print(f"{name}: points {points}, dense {list(dense)}, bm25 vocabulary {len(vocab)}, analyser "
           f"{params.bm25['analyser']}, {'HNSW ' + str(vars(hnsw)) if hnsw else 'exact (no HNSW graph)'} "
           f"(texts analysed now {analysed}, the rest from the store), "
@@ -155,27 +160,66 @@ def write_sparse(path: str, matrix) -> None:
 
 
 def build_embedded(path: str, fingerprint: str, load) -> tuple[bool, int]:
-    """(False, points) when the shard at `path` was built from the same inputs (kept as is);
-    else `load(engine)` fills a new shard beside it, which then replaces the old one whole (no
-    half-built shard is ever visible): (True, points)."""
+    """(False, points) when the shard at `path` was built from the same inputs and is still what
+    was built (kept as is); else `load(engine)` fills a new shard beside it, which then replaces
+    the old one whole (no half-built shard is ever visible) and its contents are recorded: (True, points)."""
     stamp = Path(f"{path}.fingerprint")   # "<fingerprint> <points>": a kept shard is never loaded
     kept = stamp.read_text().split() if stamp.exists() else []
-    if Path(path, "edge_config.json").exists() and kept[:1] == [fingerprint]:
+    if Path(path, "edge_config.json").exists() and kept[:1] == [fingerprint] and shard_problem(path) is None:
+        if not contents_path(path).exists():   # built before shards were recorded
+            record_contents(path)
         return False, int(kept[1])
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    for left in Path(path).parent.glob(f".{Path(path).name}.*"):   # a build killed before its cleanup
+        if not left.name.startswith(f".{Path(path).name}.search-"):
+            shutil.rmtree(left, ignore_errors=True)
     staged = tempfile.mkdtemp(prefix=f".{Path(path).name}.", dir=Path(path).parent)
     try:
-        engine = EdgeEngine(os.path.join(staged, "shard"))
-        try:
-            load(engine)
-            points = engine.count()
-        finally:
-            engine.close()
+        points = filled_apart(os.path.join(staged, "shard"), load, path)
         with path_lock(path):
+            contents_path(path).unlink(missing_ok=True)
             if Path(path).exists():
                 shutil.rmtree(path)
             os.replace(os.path.join(staged, "shard"), path)
+            record_contents(path)
             write_text(stamp, f"{fingerprint} {points}")
     finally:
         shutil.rmtree(staged, ignore_errors=True)
     return True, points
+
+
+def filled_apart(path: str, load, named: str) -> int:
+    """A new shard at `path` (the shard `named`, staged) filled by `load(engine)`, in a forked
+    process: the engine writes memory-mapped files, and one the disk has no room for kills its
+    process with SIGBUS, which no Python code can catch; here that is one line. Returns the
+    shard's points."""
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def fill_and_count() -> None:
+        faulthandler.disable()       # its SIGBUS is said by the parent, in one line
+        engine = EdgeEngine(path)
+        try:
+            load(engine)
+            writer.send((True, engine.count()))
+        except BaseException as e:   # sent whole to the parent, which raises it
+            writer.send((False, e if isinstance(e, (InputError, OSError)) else RuntimeError(repr(e))))
+        finally:
+            engine.close()
+
+    child = context.Process(target=fill_and_count)
+    child.start()
+    writer.close()
+    try:
+        ok, value = reader.recv()
+    except EOFError:   # died without a word
+        child.join()
+        free = shutil.disk_usage(Path(path).parent).free
+        cause = "SIGBUS: a memory-mapped file the device had no room for" if child.exitcode == -signal.SIGBUS \
+            else f"exit {child.exitcode}"
+        raise InputError(f"{named}: the Qdrant shard could not be written ({cause}; {free:,} bytes free on its "
+                         f"device); free some space and run again") from None
+    child.join()
+    if not ok:
+        raise value
+    return value

@@ -41,7 +41,7 @@ class Outcomes:
     def __getitem__(self, condition: str) -> tuple[dict, int]:
         """(outcomes by question, the run's depth)."""
         if condition not in self.cache:
-            run = read_run(self.runs[condition], self.chunks)
+            run = read_run(self.runs[condition], self.chunks, questions=self.gold)
             self.cache[condition] = (question_outcomes(run, self.gold, self.slug_of, self.measures),
                                      max((len(ids) for ids in run.values()), default=0))
         return self.cache[condition]

@@ -56,7 +56,7 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
             continue
         for c in (a, b):
             if (c, p["k"]) not in hits:
-                hits[c, p["k"]] = question_outcomes(read_run(runs[c], chunks), gold, slug_of, [hit])
+                hits[c, p["k"]] = question_outcomes(read_run(runs[c], chunks, questions=gold), gold, slug_of, [hit])
         hit_a, hit_b = ([hits[c, p["k"]][q][hit.name] for q in qids] for c in (a, b))
         counts = paired_counts(hit_a, hit_b)
         out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "planning": {"a": a, "b": b},

@@ -90,7 +90,7 @@ def run(input, output, params, **_) -> None:
     results, rows = [], []
     for (retriever, variant), path, doc_trec in zip(params.conditions, input.runs, output.doc_runs, strict=True):
         name = condition_name(retriever, variant)
-        run = read_run(path, slug_of)
+        run = read_run(path, slug_of, questions=gold)
         doc_run = {q: [docs[s] for s in ranked] for q, ranked in document_runs(run, slug_of).items()}
         write_text(doc_trec, trec_text(f"{name}:doc", doc_run))
         outcomes = question_outcomes(run, gold, slug_of, measures)
