@@ -24,6 +24,8 @@ rule precision:
         offline=config["offline"],
     script:
         "../scripts/stage.py"
+
+
 rule embed_shard:
     input:
         variant=P.variant_file("{variant}"),
