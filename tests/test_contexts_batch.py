@@ -3,11 +3,6 @@ requests with the store keys as custom_ids, the batch price in the estimate and 
 failed requests sent again and counted by cause, the maximum wait, and a kill -9 during the
 batch followed by a rerun that submits nothing again and loses nothing."""
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,6 +18,7 @@ from ctxret.ledger import batch_prices, estimate, model_prices, priced, summariz
 from ctxret.prompt import read_prompt
 from ctxret.stages.chunks import chunk_corpus
 from ctxret.stages.contexts import run_batch
+from batchkill import killed_while_polling
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes.llm_servers import anthropic_server
 
@@ -190,32 +186,12 @@ def test_at_the_maximum_wait_cancel_keeps_what_was_answered_and_the_next_run_sen
     assert summarize(got, len(chunks), PRICES)["discarded"] == {"canceled": len(chunks) - answered}
 
 
-KILL_SCRIPT = """
-import json, sys
-from types import SimpleNamespace as NS
-from ctxret.stages import contexts
-io = json.loads(sys.argv[1])
-contexts.run_batch(input=NS(**io["input"]), output=io["output"], params=NS(**io["params"]))
-"""
-
-
 def test_kill_9_during_the_batch_then_a_rerun_submits_nothing_again_and_loses_nothing(tmp_path, capsys):
     docs, chunks = demo()
     with anthropic_server() as server:
         server.batch_delay_s = 60
         io = job(tmp_path, server, docs, chunks)
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-        proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, json.dumps(io)], start_new_session=True, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        log = Path(io["params"]["store"]) / "ctx-batches"
-        deadline = time.time() + 60
-        while not (server.batches and any(json.loads(p.read_text())["batch_id"] for p in log.glob("*.json"))):
-            assert time.time() < deadline and proc.poll() is None, proc.stdout.read() if proc.poll() else "timeout"
-            time.sleep(0.1)
-        time.sleep(0.5)                                   # polling now
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        killed = proc.stdout.read()
+        killed = killed_while_polling(server, io)
         [batch_id] = server.batches
         assert f"batch {batch_id}: submitted {len(chunks):,} requests" in killed
         server.batch_delay_s = 0                          # the batch ends while no run is there
