@@ -10,6 +10,8 @@ localrules:
 
 
 rule plan:
+    input:
+        precision=ancient(P.precision_file),  # recorded: the precision each model slot embeds at
     output:
         json=P.plan_file,
     log:

