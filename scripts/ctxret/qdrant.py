@@ -186,15 +186,19 @@ def contents_path(path: str) -> Path:
     return Path(f"{path}.contents.json")
 
 
+def shard_files(path: str) -> list[str]:
+    """The files under the shard at `path`, relative to it, sorted."""
+    return sorted(os.path.relpath(os.path.join(root, name), path) for root, _, files in os.walk(path) for name in files)
+
+
 def shard_contents(path: str) -> dict[str, list]:
     """{file under the shard: [size, mtime_ns, sha256]}: what the index built, recorded beside it."""
     out = {}
-    for root, _, files in os.walk(path):
-        for name in files:
-            full = os.path.join(root, name)
-            stat = os.stat(full)
-            out[os.path.relpath(full, path)] = [stat.st_size, stat.st_mtime_ns, sha256_file(full)]
-    return dict(sorted(out.items()))
+    for rel in shard_files(path):
+        full = os.path.join(path, rel)
+        stat = os.stat(full)
+        out[rel] = [stat.st_size, stat.st_mtime_ns, sha256_file(full)]
+    return out
 
 
 def record_contents(path: str) -> None:
@@ -224,7 +228,7 @@ def shard_problem(path: str, copy: str | None = None, quick: bool = False) -> st
     if recorded is None:
         return None
     here = copy or path
-    found = {os.path.relpath(os.path.join(r, f), here) for r, _, fs in os.walk(here) for f in fs}
+    found = set(shard_files(here))
     if found != set(recorded):
         gone, extra = sorted(set(recorded) - found), sorted(found - set(recorded))
         return f"{path}: files {'missing: ' + ', '.join(gone[:3]) if gone else 'added: ' + ', '.join(extra[:3])}"
