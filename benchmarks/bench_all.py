@@ -19,10 +19,11 @@ from targets import load_line, parse
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-BENCHMARKS = {"embed": ["bench_embed.py"], "search": ["bench_search.py"], "scale": ["bench_scale.py"],
+BENCHMARKS = {"embed": ["bench_embed.py"], "search": ["bench_search.py"], "analysers": ["bench_analysers.py"],
+              "scale": ["bench_scale.py"],
               "engine": ["bench_engine.py"], "shards": ["bench_shards.py"],
               "contexts": ["bench_contexts.py", "--scales", "1"],   # 10x: 35 min, run it on its own
-              "power": ["bench_power.py"]}
+              "power": ["bench_power.py"], "coverage": ["bench_coverage.py"]}
 
 
 def run(command: list[str]) -> tuple[int, list[list[str]], float]:

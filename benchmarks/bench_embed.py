@@ -12,7 +12,7 @@ truncation at max_length:
 
 - previous: the project's path before `precision` (sentence-transformers' encode, batches of 32
   texts sorted by characters);
-- fp32 b8 / b16 / b32: `ctxret.models.load_encoder(...).encode`, as the embed stage calls it (a
+- fp32 b8 / b16 / b32: `ctxret.embedding.models.load_encoder(...).encode`, as the embed stage calls it (a
   plain XLMRobertaModel, batches sorted by token count), at three batch sizes;
 - bf16 b<default>: the same with `precision: bf16` (the store's bf16 copy of the weights);
 - int8 b<default>: `precision: int8`, the store's ONNX Runtime model (MatMul weights int8 per
@@ -42,13 +42,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from ctxret import e5torch
-from ctxret.machine import cpu, fast_precisions
-from ctxret.models import E5TorchEncoder, SentenceTransformerEncoder, file_hash, load_encoder, load_tokenizer
-from ctxret.precision import resolve
-from ctxret.settings import complete, read_config
 from targets import load_line, target
+
+from ctxret.embedding import e5torch
+from ctxret.embedding.cpu import cpu, fast_precisions
+from ctxret.embedding.models import E5TorchEncoder, SentenceTransformerEncoder, file_hash, load_encoder, load_tokenizer
+from ctxret.embedding.precision import resolve
+from ctxret.settings import complete, read_config
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUP = 32                   # texts per interleaved unit (a multiple of every batch size below)

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from targets import load_line, target
 
-from ctxret.qdrant import Hnsw, open_engine
+from ctxret.retrieval.qdrant import Hnsw, open_engine
 from ctxret.settings import schema_default
 from ctxret.stages.index import build_embedded, fill
 from ctxret.stages.search import recall_at_k, top_k_all
-from targets import load_line, target
 
 DIMS, CENTRES, QUESTIONS, K = 384, 2000, 100, 20
 EXACT_MS, RECALL, SPEED_UP = 100.0, 0.99, 10.0

@@ -1,6 +1,6 @@
-"""The power method against simulation: each test's predicted power (ctxret.stats: paired_power
+"""The power method against simulation: each test's predicted power (ctxret.evaluation.stats: paired_power
 for the exact sign test, interval_power for the verdict's cluster-bootstrap interval) beside the
-share of simulated paired data sets in which it rejects (ctxret.powersim).
+share of simulated paired data sets in which it rejects (ctxret.evaluation.power_simulation).
 
     .venv/bin/python benchmarks/bench_power.py [--reps 2000] [--resamples 1000]
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from ctxret.powersim import simulated_power
 from targets import load_line, target
+
+from ctxret.evaluation.power_simulation import simulated_power
 
 # (questions, planning discordance, difference): KorQuAD-like and demo-like sizes, powers 0.4-0.9
 CASES = [(80, 0.25, 0.125), (80, 0.15, 0.1), (200, 0.15, 0.06), (400, 0.1, 0.04), (400, 0.06, 0.03),

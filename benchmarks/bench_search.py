@@ -23,11 +23,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
 from bench_scale import ROOT, build_inputs, planned_jobs, snakemake
-from ctxret.vectors import TextsDigest, sidecar
-from ctxret.fileio import read_jsonl, write_json, write_npy
 from targets import load_line, target
+
+from ctxret.embedding.vectors import TextsDigest, sidecar
+from ctxret.fileio import read_jsonl, write_json, write_npy
 
 sys.path.insert(0, str(ROOT / "tests"))
 from tiny_model import build_tiny_xlmr  # noqa: E402 (the tests' tiny model, beside them)

@@ -20,11 +20,11 @@ rule chunking:
         "../envs/report.yaml"
     params:
         strategies=P.chunking_strategies(),
-        sets=config["questions"]["groups"][config["score"]["main_group"]],
-        k=config["score"]["ks"][0],
-        mrr_k=config["score"]["mrr_k"],
-        cluster_key=config["questions"]["cluster_key"],
-        seed=config["pairs"]["seed"],
-        resamples=config["pairs"]["resamples"],
+        sets=P.setting("questions.groups")[P.setting("score.main_group")],
+        k=P.setting("score.ks")[0],
+        mrr_k=P.setting("score.mrr_k"),
+        cluster_key=P.setting("questions.cluster_key"),
+        seed=P.setting("pairs.seed"),
+        resamples=P.setting("pairs.resamples"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/chunking.py"

@@ -3,29 +3,29 @@ rule chunks:
     input:
         docs=P.docs,
         # the precision its model slot embeds at (a chunker that reads a model)
-        precision=lambda wc: [ancient(P.precision_file)] if P.chunker_tagged(wc.tag).model else [],
+        precision=chunker_precision,
     output:
         chunks=P.chunks("{tag}"),
     log:
         P.log("chunks{tag}"),
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: P.models[P.chunker_tagged(wc.tag).model]["threads"] if P.chunker_tagged(wc.tag).model else 1
+    threads: chunker_threads
     params:
-        chunker=lambda wc: P.chunker_tagged(wc.tag).name,
-        format=config["corpus"]["format"],
-        settings=lambda wc: P.chunker_tagged(wc.tag).settings,
-        slot=lambda wc: P.chunker_tagged(wc.tag).model or "",
-        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
-        offline=config["offline"],
+        chunker=chunker_name,
+        format=P.setting("corpus.format"),
+        settings=chunker_settings,
+        slot=chunker_slot,
+        t1_template=verbatim("chunking.t1_template"),
+        offline=P.setting("offline"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/chunks.py"
 
 
 rule variant:
     input:
-        chunks=lambda wc: P.variant_chunks(wc.variant),
-        contexts=lambda wc: P.context_files(wc.variant, KEPT_SLUGS) if wc.variant in P.context_variants else [],
+        chunks=variant_chunks,
+        contexts=variant_contexts,
     output:
         variant=P.variant_file("{variant}"),
     log:
@@ -34,7 +34,7 @@ rule variant:
         "../envs/data.yaml"
     params:
         variant="{variant}",
-        base=lambda wc: P.variant(wc.variant).base,
-        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
+        base=variant_base,
+        t1_template=verbatim("chunking.t1_template"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/variant.py"

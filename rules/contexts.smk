@@ -1,5 +1,5 @@
 # Each document with its chunks, one file per document: an A1 job reads its own shard only.
-rule ctx_shards:
+rule contexts_shards:
     input:
         docs=P.docs,
         chunks=P.chunks(),
@@ -11,16 +11,17 @@ rule ctx_shards:
     conda:
         "../envs/contexts.yaml"
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/contexts.py"
 
 
-# A1 by a batch API (contexts.llm.backend anthropic-batch, openai-batch): one job for every
+# A paid variant by a batch API (backend anthropic-batch, openai-batch): one job for every
 # document. A batch is priced and processed as a whole, a document's requests travel together,
-# and one process polls, collects and resumes the open batches (ctxret.batchctx); a job per
+# and one process polls, collects and resumes the open batches (ctxret.contexts.batches); a job per
 # document would submit 88 batches and hold 88 pollers. It holds no core while it waits (threads 0).
-A1_BY_BATCH = "A1" in P.context_variants and backend_spec(P.context_variants["A1"]["backend"]).batch
+BY_BATCH = [v for v in P.paid_variants if backend_spec(P.context_variants[v]["backend"]).batch]
+ONLINE = [v for v in P.paid_variants if v not in BY_BATCH]
 
-if A1_BY_BATCH:
+if BY_BATCH:
 
     rule contexts_batch:
         input:
@@ -28,34 +29,38 @@ if A1_BY_BATCH:
             chunks=P.chunks(),
             template=PROMPT,
             checked=ancient(P.gold()),  # as rule contexts: nothing paid before these
-            estimated=ancient(P.context_estimate("A1")),
+            estimated=ancient(P.context_estimate("{cvar}")),
             preregistered=ancient(P.preregistration),
         output:
-            P.context_files("A1", KEPT_SLUGS),
+            P.context_files("{cvar}", KEPT_SLUGS),
         log:
-            P.context_log("A1", "batch"),
+            P.context_log("{cvar}", "batch"),
+        wildcard_constraints:
+            cvar="|".join(BY_BATCH),
         priority: 10
         conda:
             "../envs/contexts.yaml"
         threads: 0
         params:
             **context_params(
-                "A1",
-                P.context_variants.get("A1"),
-                config["contexts"]["attempts"],
-                config["contexts"]["backoff_s"],
+                "{cvar}",
+                context_llm,
+                P.setting("contexts.attempts"),
+                P.setting("contexts.backoff_s"),
             ),
-            batch=config["contexts"]["batch"],
-            reply=config["contexts"]["reply"],
+            batch=P.setting("contexts.batch"),
+            reply=P.setting("contexts.reply"),
         script:
-            "../scripts/stage.py"
+            "../scripts/ctxret/stages/contexts.py"
 
-else:
 
-    # An LLM variant (A1): one job per document, its chunks one call after another (prompt cache).
-    # A job waits on the network, not the CPU, so it holds no core (threads 0): `llm_workers`
-    # alone caps the documents in flight, whatever --cores is. Priority: a free slot goes to the
-    # next document before any other job.
+if ONLINE or not BY_BATCH:
+
+    # A paid variant online (A1, A2, ...): one job per document, its chunks one call after another
+    # (prompt cache). A job waits on the network, not the CPU, so it holds no core (threads 0):
+    # `llm_workers` caps the documents in flight whatever --cores is, and a capped variant's own
+    # llm_workers_<name> its own. Priority: a free slot goes to the next document before any
+    # other job.
     rule contexts:
         input:
             shard=P.context_shard("{slug}"),
@@ -68,23 +73,24 @@ else:
         log:
             P.context_log("{cvar}", "{slug}"),
         wildcard_constraints:
-            cvar="A1",
+            cvar="|".join(ONLINE) or "A1",
         priority: 10
         conda:
             "../envs/contexts.yaml"
         threads: 0
         resources:
+            **variant_worker_claims(),
             llm_workers=1,
         params:
             **context_params(
                 "{cvar}",
-                lambda wc: P.context_variants[wc.cvar],
-                config["contexts"]["attempts"],
-                config["contexts"]["backoff_s"],
+                context_llm,
+                P.setting("contexts.attempts"),
+                P.setting("contexts.backoff_s"),
             ),
-            reply=config["contexts"]["reply"],
+            reply=P.setting("contexts.reply"),
         script:
-            "../scripts/stage.py"
+            "../scripts/ctxret/stages/contexts.py"
 
 
 # The free variant (X1): every document in one job. It costs milliseconds a document, and
@@ -104,19 +110,48 @@ rule contexts_free:
     params:
         **context_params("X1", P.context_variants.get("X1"), attempts=1, backoff_s=0),
         models={m: P.model_settings(m) for m in P.models_for("X1")} if "X1" in P.context_variants else {},
-        t1_template=lambda wc: config["chunking"]["t1_template"],  # braces: a function, or Snakemake reads them as wildcards
-        offline=config["offline"],
+        t1_template=verbatim("chunking.t1_template"),
+        offline=P.setting("offline"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/contexts_free.py"
+
+
+# A variant whose contexts are read from a file (contexts.variants.<name>.file): every document in
+# one job, which stops naming the chunks the file leaves without a context. Free, never stored.
+GIVEN_VARIANTS = given_variants(P.context_variants)
+
+if GIVEN_VARIANTS:
+
+    rule contexts_file:
+        input:
+            docs=P.docs,
+            chunks=P.chunks(),
+            given=given_file,
+            template=PROMPT,
+        output:
+            P.context_files("{cvar}", KEPT_SLUGS),
+        log:
+            P.context_log("{cvar}"),
+        wildcard_constraints:
+            cvar="|".join(GIVEN_VARIANTS),
+        priority: 10
+        conda:
+            "../envs/contexts.yaml"
+        params:
+            **context_params("{cvar}", None, attempts=1, backoff_s=0),
+            fields=given_fields,
+            reply=P.setting("contexts.reply"),
+        script:
+            "../scripts/ctxret/stages/contexts.py"
 
 
 # The ledger; for A1 beside the estimate made before the run.
-rule ctx_stats:
+rule contexts_stats:
     input:
-        contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
+        contexts=context_files,
         chunks=P.chunks(),
         prices=PRICES,
-        estimate=lambda wc: [P.context_estimate(wc.cvar)] if wc.cvar == "A1" else [],
+        estimate=context_estimate_of_paid,
     output:
         json=P.context_stats("{cvar}"),
     log:
@@ -126,10 +161,10 @@ rule ctx_stats:
     params:
         variant="{cvar}",
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/contexts.py"
 
 
-rule ctx_estimate:
+rule contexts_estimate:
     input:
         docs=P.docs,
         chunks=P.chunks(),
@@ -142,16 +177,16 @@ rule ctx_estimate:
     conda:
         "../envs/contexts.yaml"
     params:
-        llm=lambda wc: P.context_variants[wc.cvar],
-        extra_sentence=config["contexts"]["extra_sentence"],
-        output_tokens=config["contexts"]["expected_output_tokens"],
+        llm=context_llm,
+        extra_sentence=verbatim("contexts.extra_sentence"),
+        output_tokens=P.setting("contexts.expected_output_tokens"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/contexts.py"
 
 
-rule ctx_ctxlen:
+rule contexts_length:
     input:
-        contexts=lambda wc: P.context_files(wc.cvar, KEPT_SLUGS),
+        contexts=context_files,
         questions=P.questions,
     output:
         json=P.context_lengths("{cvar}"),
@@ -162,12 +197,13 @@ rule ctx_ctxlen:
     params:
         variant="{cvar}",
         models={m: P.model_settings(m) for m in P.models},
-        offline=config["offline"],
-        language=config["corpus"]["language"],
+        offline=P.setting("offline"),
+        language=P.setting("corpus.language"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/contexts_length.py"
 
 
 rule estimate:
     input:
-        [P.context_estimate(v) for v in P.context_variants if v == "A1"],
+        [P.context_estimate(v) for v in P.paid_variants],
+        P.embed_time,

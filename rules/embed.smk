@@ -8,7 +8,7 @@
 
 # Each model slot's precision, settled once (auto: the timed probe, cached per machine in the
 # store) before any vector: results/precision.json, named in the logs and on the summary page.
-rule precision:
+rule embed_precision:
     input:
         docs=ancient(P.docs),
     output:
@@ -21,9 +21,35 @@ rule precision:
     params:
         models={m: P.model_settings(m) for m in P.models},
         threads={m: P.models[m]["threads"] for m in P.models},  # the probe's, as the slot's jobs run
-        offline=config["offline"],
+        offline=P.setting("offline"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/embed.py"
+
+
+# The free stages' expected embedding time on this machine (the estimate, the preregistration):
+# texts to embed x the speed the store measured for each slot at its threads, and with --cores.
+# Its inputs ancient and --cores a resource: written when missing, or forced (make preregister,
+# -R embed_time), never a rerun of its own after a question edit.
+rule embed_time:
+    input:
+        chunks=ancient(P.chunks()),
+        questions=ancient(P.questions),
+    output:
+        json=P.embed_time,
+    log:
+        P.log("embed_time"),
+    localrule: True
+    conda:
+        "../envs/embed.yaml"
+    resources:
+        cores_planned=workflow.cores,  # recorded without being a rerun trigger (a param would be)
+    params:
+        models={m: P.model_settings(m) for m in P.models},
+        threads={m: P.models[m]["threads"] for m in P.models},
+        variants={m: [v for v in P.variant_names if m in P.models_for(v)] for m in P.models},
+        language=P.setting("report.language"),
+    script:
+        "../scripts/ctxret/stages/embed.py"
 
 
 rule embed_shard:
@@ -38,20 +64,20 @@ rule embed_shard:
         shard=r"\d+",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: P.models[wc.model]["threads"]
+    threads: slot_threads
     params:
         **embedding_params(),
         variant="{variant}",
-        shard=lambda wc: int(wc.shard),
-        slugs=lambda wc: EMBED_SHARDS[int(wc.shard)],
+        shard=shard_number,
+        slugs=shard_documents,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/embed.py"
 
 
 rule embed_chunks:
     input:
         variant=P.variant_file("{variant}"),
-        shards=lambda wc: [P.vectors_shard(wc.variant, wc.model, s) for s in range(len(EMBED_SHARDS))],
+        shards=vector_shards,
         precision=ancient(P.precision_file),
     output:
         npy=P.vectors("{variant}", "{model}"),
@@ -64,7 +90,7 @@ rule embed_chunks:
         **embedding_params(),
         variant="{variant}",
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/embed.py"
 
 
 # Many questions likewise: QUESTION_SHARDS slices of the questions file's distinct texts, each a
@@ -81,13 +107,13 @@ rule embed_question_shard:
         shard=r"\d+",
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: P.models[wc.model]["threads"]
+    threads: slot_threads
     params:
         **embedding_params(),
-        shard=lambda wc: int(wc.shard),
+        shard=shard_number,
         shards=QUESTION_SHARDS,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/embed.py"
 
 
 rule embed_questions:
@@ -102,8 +128,8 @@ rule embed_questions:
         P.log("embed-q", "{model}"),
     conda:
         "../envs/embed.yaml"
-    threads: lambda wc: P.models[wc.model]["threads"]
+    threads: slot_threads
     params:
         **embedding_params(),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/embed.py"

@@ -1,7 +1,7 @@
 rule index:
     input:
         variant=P.variant_file("{variant}"),
-        emb=lambda wc: [P.vectors(wc.variant, m) for m in P.models_for(wc.variant)],
+        emb=variant_vectors,
     output:
         manifest=P.index_manifest("{variant}"),
         vocab=P.bm25_index("{variant}", ".json"),
@@ -10,15 +10,15 @@ rule index:
         P.log("index", "{variant}"),
     conda:
         "../envs/search.yaml"
-    threads: config["bm25"]["threads"]
+    threads: P.setting("bm25.threads")
     params:
         variant="{variant}",
-        models=lambda wc: P.models_for(wc.variant),
-        bm25=config["bm25"],
+        models=variant_models,
+        bm25=P.setting("bm25"),
         analysis=BM25_RULE,  # a new analysis rule rebuilds the index
-        search={k: config["search"][k] for k in ("exact", "hnsw")},  # not top_k: a cut reruns no index
-        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
-        qdrant_url=config["qdrant"]["url"],
-        api_key_env=config["qdrant"]["api_key_env"],
+        search={k: P.setting("search")[k] for k in ("exact", "hnsw")},  # not top_k: a cut reruns no index
+        qdrant_path=qdrant_path,
+        qdrant_url=P.setting("qdrant.url"),
+        api_key_env=P.setting("qdrant.api_key_env"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/index.py"

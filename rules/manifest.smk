@@ -9,4 +9,4 @@ rule manifest:
     conda:
         "../envs/data.yaml"
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/manifest.py"

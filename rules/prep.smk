@@ -11,4 +11,4 @@ rule prep:
     params:
         corpus=CORPUS,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/prep.py"

@@ -6,10 +6,10 @@
 
 
 localrules:
-    plan,
+    preregister_plan,
 
 
-rule plan:
+rule preregister_plan:
     input:
         precision=ancient(P.precision_file),  # recorded: the precision each model slot embeds at
     output:
@@ -26,26 +26,65 @@ rule plan:
             "primary": P.primary,
             "dense": P.dense,
             "fallback_used": P.fallback_used,
-            "fallback_variant": config["pairs"]["fallback_variant"],
-            **{key: config["pairs"][key] for key in ("alpha", "power", "seed", "resamples", "planning_diffs")},
-            "cluster_key": config["questions"]["cluster_key"],
-            "groups": config["questions"]["groups"],
+            "fallback_variant": P.setting("pairs.fallback_variant"),
+            **{
+                key: P.setting("pairs")[key]
+                for key in (
+                    "alpha",
+                    "power",
+                    "seed",
+                    "resamples",
+                    "planning_diffs",
+                    "smallest_effect",
+                    "equivalence_margin",
+                    "interval",
+                )
+            },
+            "generation_model": P.generation_model,
+            "generation_prices": generation_prices(),
+            "cluster_key": P.setting("questions.cluster_key"),
+            "groups": P.setting("questions.groups"),
             "secondary": {
-                "variant_pairs": config["pairs"]["variant_pairs"],
-                "ks": config["score"]["ks"],
-                "correction": "holm",
+                "variant_pairs": P.setting("pairs.variant_pairs"),
+                "ks": P.setting("score.ks"),
+                "correction": P.setting("pairs.secondary_correction"),
             },
             "secondary_comparisons": P.comparisons(),
-            "free_conditions": [c.name for c in P.conditions if c.variant.name != "A1"],
-            "language": config["report"]["language"],
-            "seconds_per_call": config["contexts"]["seconds_per_call"],
+            "free_conditions": [c.name for c in P.conditions if c.variant.name not in P.paid_variants],
+            "paid_variants": P.paid_variants,
+            "language": P.setting("report.language"),
+            "seconds_per_call": P.setting("contexts.seconds_per_call"),
             "corpus": CORPUS,
             "corpus_language": P.language,
             "corpus_files": corpus_files(CORPUS),
             "settings": P.committed_settings(),
         },
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/preregister.py"
+
+
+# The questions each candidate measure needs for pairs.smallest_effect, from the free pilot (the
+# first primary's planning pair on its group's human questions), and what generating them costs:
+# the preregistration states it, and a generated set with n: auto asks that many. Part of the
+# preregistration, so written with it: every input ancient (a question edit or a changed setting
+# reruns nothing; `make preregister` forces it with the preregistration).
+rule preregister_effect:
+    input:
+        plan=ancient(P.plan_file),
+        chunks=ancient(P.chunks()),
+        gold=ancient(P.gold()),
+        runs=[ancient(run) for run in free_runs()],
+        question_prompts=ancient(workflow_file(P.question_prompts)),
+    output:
+        json=P.smallest_effect,
+    log:
+        P.log("preregister_effect"),
+    conda:
+        "../envs/data.yaml"
+    params:
+        generated_sets=P.generated_sets,
+    script:
+        "../scripts/ctxret/stages/preregister.py"
 
 
 rule preregister:
@@ -56,13 +95,11 @@ rule preregister:
         questions=ancient(P.questions),
         sets=ancient(P.question_sets),
         gold=ancient(P.gold()),
-        # the deep runs (their first search.top_k are the scored ones): cut_runs also cuts A1's runs
-        runs=[
-            ancient((P.run_file if c.retriever.kind == "reranked" else P.deep_run)(c.retriever.name, c.variant.name))
-            for c in P.conditions
-            if c.variant.name != "A1"
-        ],
-        estimate=[ancient(P.context_estimate("A1"))] if "A1" in P.context_variants else [],
+        # the deep runs (their first search.top_k are the scored ones): search_cut also cuts A1's runs
+        runs=[ancient(run) for run in free_runs()],
+        estimates=[ancient(P.context_estimate(v)) for v in P.paid_variants],
+        embed_time=ancient(P.embed_time),
+        effect=P.smallest_effect,  # written with the preregistration only (its inputs are ancient)
     output:
         json=P.preregistration,
         md=P.preregistration_md,
@@ -71,4 +108,4 @@ rule preregister:
     conda:
         "../envs/data.yaml"
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/preregister.py"

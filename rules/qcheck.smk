@@ -15,7 +15,7 @@ rule questions:
         corpus=CORPUS,
         content=QUESTIONS_CONTENT,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/questions.py"
 
 
 # gold.json for the experiment's chunks; gold-<chunker>.json for a compared strategy's, never
@@ -32,7 +32,62 @@ rule qcheck:
     conda:
         "../envs/data.yaml"
     params:
-        gap_sets=config["questions"]["gap_sets"],
-        strict=lambda wc: config["questions"]["strict"] and not wc.tag,
+        gap_sets=P.setting("questions.gap_sets"),
+        strict=strict_check,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/qcheck.py"
+
+
+# A generated question set (questions.sets.<name>.generate), by `make generate-questions` only:
+# a run scores the set as written and stops, before anything is paid, when it is not written yet.
+if GENERATING:
+
+    rule questions_generate:
+        input:
+            unpack(generation_pilot),
+            chunks=P.chunks(),
+            prompts=generation_prompts,
+        output:
+            set=P.generated_set("{gset}"),
+            record=P.generated_record("{gset}"),
+        log:
+            P.log("questions_generate", "{gset}"),
+        conda:
+            "../envs/contexts.yaml"
+        params:
+            set_name="{gset}",
+            spec=generation_spec,
+            llm=P.setting("contexts.llm"),
+            language=P.setting("corpus.language"),
+            attempts=P.setting("contexts.attempts"),
+            backoff_s=P.setting("contexts.backoff_s"),
+        script:
+            "../scripts/ctxret/stages/questions_generate.py"
+
+
+rule generate_questions:
+    input:
+        [P.generated_set(name) for name in P.generated_sets],
+
+
+# `make review-questions`: each generated set's review marks (kept as a person set them) and page
+rule questions_review:
+    input:
+        set=ancient(P.generated_set("{gset}")),
+        chunks=ancient(P.chunks()),
+    output:
+        page=P.review_page("{gset}"),
+    log:
+        P.log("questions_review", "{gset}"),
+    conda:
+        "../envs/data.yaml"
+    params:
+        set_name="{gset}",
+        review_file=review_file,
+    script:
+        "../scripts/ctxret/stages/questions_review.py"
+
+
+rule review_questions:
+    input:
+        [P.review_page(name) for name in P.generated_sets],

@@ -17,9 +17,9 @@ rule plots:
         "../envs/report.yaml"
     params:
         kinds={name: r.kind for name, r in P.retrievers.items()},  # dense, bm25, hybrid or reranked
-        language=config["report"]["language"],
+        language=P.setting("report.language"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/plots.py"
 
 
 rule summary:
@@ -40,9 +40,9 @@ rule summary:
         "../envs/report.yaml"
     params:
         ledger_variants=list(P.context_variants),
-        language=config["report"]["language"],
+        language=P.setting("report.language"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/summary.py"
 
 
 rule explorer:
@@ -60,9 +60,9 @@ rule explorer:
         "../envs/report.yaml"
     params:
         conditions=names_of(P.conditions),
-        groups=config["questions"]["groups"],
+        groups=P.setting("questions.groups"),
         kinds={name: r.kind for name, r in P.retrievers.items()},
         context_variants=list(P.context_variants),
-        language=config["report"]["language"],
+        language=P.setting("report.language"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/explorer.py"

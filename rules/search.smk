@@ -16,12 +16,12 @@ rule search_dense:
         name=P.condition_name("{model}", "{variant}"),
         model="{model}",
         depth=P.search_depth,
-        recall_sample=config["search"]["recall_sample"],
-        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
-        qdrant_url=config["qdrant"]["url"],
-        api_key_env=config["qdrant"]["api_key_env"],
+        recall_sample=P.setting("search.recall_sample"),
+        qdrant_path=qdrant_path,
+        qdrant_url=P.setting("qdrant.url"),
+        api_key_env=P.setting("qdrant.api_key_env"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/search.py"
 
 
 rule search_bm25:
@@ -40,16 +40,16 @@ rule search_bm25:
     params:
         name=P.condition_name("bm25", "{variant}"),
         depth=P.search_depth,
-        qdrant_path=lambda wc: P.qdrant_path(wc.variant),
-        qdrant_url=config["qdrant"]["url"],
-        api_key_env=config["qdrant"]["api_key_env"],
+        qdrant_path=qdrant_path,
+        qdrant_url=P.setting("qdrant.url"),
+        api_key_env=P.setting("qdrant.api_key_env"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/search.py"
 
 
-rule fuse:
+rule search_fuse:
     input:
-        dense=lambda wc: P.deep_run(P.hybrids[wc.hybrid].model, wc.variant),
+        dense=hybrid_dense_run,
         bm25=P.deep_run("bm25", "{variant}"),
     output:
         run=P.deep_run("{hybrid}", "{variant}"),
@@ -60,10 +60,10 @@ rule fuse:
         "../envs/search.yaml"
     params:
         name=P.condition_name("{hybrid}", "{variant}"),
-        fusion=lambda wc: P.fusion(wc.hybrid),  # a FusionPreset record
+        fusion=hybrid_fusion,  # a FusionPreset record
         depth=P.search_depth,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/search.py"
 
 
 CUT = names_of(
@@ -71,7 +71,7 @@ CUT = names_of(
 )  # rerank cuts its own
 
 
-rule cut_runs:
+rule search_cut:
     """The scored runs: the first `search.top_k` of each deep run (scores and order kept). One job
     for all: each is a few milliseconds, a job's start-up is seconds."""
     input:
@@ -89,14 +89,14 @@ rule cut_runs:
         names=[P.condition_name(r, v) for r, v in CUT],
         top_k=P.top_k,
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/search.py"
 
 
 rule rerank:
     input:
         run=P.deep_run("{base}", "{variant}"),
         variant=P.variant_file("{variant}"),
-        chunks=lambda wc: P.variant_chunks(wc.variant),
+        chunks=variant_chunks,
         questions=P.questions,
     output:
         run=P.run_file(P.reranked_name("{base}"), "{variant}"),
@@ -105,11 +105,11 @@ rule rerank:
         P.log("rerank", "{base}", "{variant}"),
     conda:
         "../envs/embed.yaml"
-    threads: config["rerank"]["threads"]
+    threads: P.setting("rerank.threads")
     params:
         name=P.condition_name(P.reranked_name("{base}"), "{variant}"),
-        rerank=config["rerank"],
+        rerank=P.setting("rerank"),
         top_k=P.top_k,
-        offline=config["offline"],
+        offline=P.setting("offline"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/rerank.py"

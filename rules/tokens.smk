@@ -10,6 +10,6 @@ rule tokens:
     params:
         variants=P.variant_names,
         models={m: P.model_settings(m) for m in P.models},
-        offline=config["offline"],
+        offline=P.setting("offline"),
     script:
-        "../scripts/stage.py"
+        "../scripts/ctxret/stages/tokens.py"

@@ -16,7 +16,7 @@ import json, sys
 from types import SimpleNamespace as NS
 from ctxret.stages import contexts
 io = json.loads(sys.argv[1])
-contexts.run_batch(input=NS(**io["input"]), output=io["output"], params=NS(**io["params"]))
+contexts.contexts_batch(input=NS(**io["input"]), output=io["output"], params=NS(**io["params"]))
 """
 
 

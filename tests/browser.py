@@ -25,6 +25,9 @@ f.addEventListener('load', () => setTimeout(() => {
     .filter(e => e.getBoundingClientRect().right > d.documentElement.clientWidth + 0.5)
     .map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 60));
   out.viewport = d.documentElement.clientWidth; out.overflow = over();
+  out.header_lines = Object.fromEntries([...d.querySelectorAll('thead th')].map(th => {
+    const r = d.createRange(); r.selectNodeContents(th.querySelector('span') || th);
+    return [th.textContent, r.getClientRects().length]; }));
   const count = d.getElementById('count');
   if (count) {
     const ids = () => [...d.querySelectorAll('#rows tr.q td:first-child')].map(td => td.textContent);

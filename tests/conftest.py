@@ -9,13 +9,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from ctxret.stages import prep
 from ctxret.settings import complete
+from ctxret.stages import prep
 
 FAKE_CLAUDE = Path(__file__).parent / "fakes" / "fake_claude"
 # The files that take longest, longest first: `make test` hands whole files to its workers in
 # collection order, so these start first and no long file is left to run alone at the end.
-LONGEST_FIRST = ("test_bad_inputs.py", "test_slurm.py", "test_rerun.py", "test_workflow.py", "test_experiments.py",
+LONGEST_FIRST = ("test_bad_settings.py", "test_bad_corpora.py", "test_slurm.py", "test_rerun.py", "test_workflow.py", "test_experiments.py",
                  "test_report.py", "test_sharing.py", "test_readme_quickstart.py", "test_chunkers.py",
                  "test_search_depth.py")
 
@@ -66,7 +66,7 @@ def settings(**sections) -> dict:
 def backend_for(llm: dict):
     """The backend of contexts.llm `llm` as the workflow builds it: settings checked by the
     schema, defaults filled in (the free heuristic X1 takes its settings as they are)."""
-    from ctxret.llm import FREE_BACKEND, make_backend
+    from ctxret.contexts.llm import FREE_BACKEND, make_backend
     return make_backend(llm if llm.get("backend") == FREE_BACKEND else settings(contexts={"llm": llm})["contexts"]["llm"])
 
 
@@ -85,13 +85,13 @@ def prep_io(articles: Path, out: Path, exclude_tags=("RAG",)):
     input = SimpleNamespace()
     output = SimpleNamespace(docs_all=str(out / "docs-all.jsonl"), docs=str(out / "docs.jsonl"))
     params = SimpleNamespace(corpus=corpus_settings(articles, slugs=str(out / "slugs.txt"),
-                                                    exclude_tags=list(exclude_tags)))
+                                                    exclude_tags=list(exclude_tags)), store=str(out / "store"))
     return input, output, params
 
 
 def run_prep(articles: Path, out: Path, exclude_tags=("RAG",)):
     input, output, params = prep_io(articles, out, exclude_tags)
-    prep.run(input=input, output=output, params=params)
+    prep.prep(input=input, output=output, params=params)
     return output, params
 
 

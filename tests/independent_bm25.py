@@ -1,7 +1,9 @@
 """BM25 as the README documents it, written from the README alone (no ctxret import): Kiwi
 morphemes whose tag, or the tag without its -R/-I conjugation mark, is in `bm25.pos`, lower case;
 identifiers (runs of ASCII letters and digits joined by single . _ - : /) one token each; bm25s's Lucene BM25 weights; a question scores a chunk by the sum of its terms'
-weights, each counted as often as the question holds it; ties ranked by chunk id.
+weights, each counted as often as the question holds it; ties ranked by chunk id. Japanese
+(docs/analysis.md, `japanese`): SudachiPy's morphemes in split mode A whose part of speech is a
+noun, pronoun, verb, adjective, adjectival noun or adverb, normalised, lower case; identifiers whole.
 
 Figures as the README defines them, from the run's own text files (var-<variant>.jsonl,
 questions.jsonl): a passage question's gold units are its passages, each satisfied by the chunks
@@ -38,7 +40,26 @@ def analyse(texts: list[str], pos=POS) -> list[list[str]]:
             for tokens in kiwi.tokenize(texts, pretokenized=identifiers)]
 
 
-def rankings(chunks: list[dict], questions: list[dict], depth: int, k1=1.5, b=0.75) -> dict[str, list[str]]:
+def analyse_japanese(texts: list[str]) -> list[list[str]]:
+    from sudachipy import Dictionary
+    sudachi = Dictionary(dict="core").tokenizer(mode="A")
+    content = {"名詞", "代名詞", "動詞", "形容詞", "形状詞", "副詞"}
+    out = []
+    for text in texts:
+        tokens, at = [], 0
+        for m in [*IDENTIFIER.finditer(text), None]:
+            between = text[at:m.start() if m else len(text)]
+            tokens += [w.normalized_form().lower() for w in sudachi.tokenize(between)
+                       if w.part_of_speech()[0] in content] if between else []
+            if m:
+                tokens.append(m.group().lower())
+                at = m.end()
+        out.append(tokens)
+    return out
+
+
+def rankings(chunks: list[dict], questions: list[dict], depth: int, k1=1.5, b=0.75,
+             analyse=analyse) -> dict[str, list[str]]:
     """question id -> the top `depth` chunk ids."""
     import bm25s
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
@@ -56,13 +77,13 @@ def rankings(chunks: list[dict], questions: list[dict], depth: int, k1=1.5, b=0.
     return ranked
 
 
-def figures(results: Path, variant: str) -> dict[str, float]:
+def figures(results: Path, variant: str, analyse=analyse) -> dict[str, float]:
     """fail@5, fail@20, recall@5, mrr (MRR@10) and doc_recall (@5) of bm25 on `variant`."""
     t1 = lines(results / "var-T1.jsonl")
     chunks = lines(results / f"var-{variant}.jsonl")
     questions = lines(results / "questions.jsonl")
     slug_of = {c["chunk_id"]: c["slug"] for c in t1}
-    ranked = rankings(chunks, questions, 20)
+    ranked = rankings(chunks, questions, 20, analyse=analyse)
     rows = []
     for q in questions:
         passages = q["gold_passage"] if isinstance(q["gold_passage"], list) else [q["gold_passage"]]

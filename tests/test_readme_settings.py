@@ -18,7 +18,7 @@ import yaml
 
 from ctxret.errors import InputError
 from ctxret.settings import complete, read_config
-from test_bad_inputs import Experiment
+from bad_inputs import Experiment
 
 # (documented setting, wrong value, the line's pattern after `error: <config>:<line>: `)
 DRY_RUNS = [

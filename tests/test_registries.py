@@ -4,19 +4,19 @@ import re
 from types import SimpleNamespace
 
 import pytest
-
 from conftest import settings
-from ctxret.stages import chunks
+from test_chunkers import DEMO
+from workflow import ROOT
+
 from ctxret.chunkers import CHUNKERS, Strategy
+from ctxret.config.plan import plan
+from ctxret.embedding.models import EMBEDDING_BACKENDS
 from ctxret.errors import InputError
 from ctxret.fileio import read_jsonl, write_jsonl
 from ctxret.importers import CORPUS_FORMATS, SET_FORMATS
-from ctxret.language import letters_by_script
-from ctxret.models import EMBEDDING_BACKENDS
-from ctxret.plan import plan
+from ctxret.languages import letters_by_script
 from ctxret.settings import load_schema
-from test_chunkers import DEMO
-from workflow import ROOT
+from ctxret.stages import chunks
 
 
 def enum_at(schema: dict, *path: str) -> list:
@@ -42,7 +42,7 @@ def test_the_schemas_enums_are_the_registries():
 
 def sentence_spans(doc: dict, settings: dict, tools) -> list[dict]:
     """One chunk per sentence (ends at . ! ? or a line break), its section the unit it starts in."""
-    from ctxret.documents import units_of
+    from ctxret.text.documents import units_of
     units = units_of(doc)
     out = []
     for m in re.finditer(r"[^\s][^.!?\n]*[.!?]?", doc["body"]):
@@ -65,7 +65,7 @@ def test_a_chunker_added_by_one_registry_entry_is_configured_planned_and_run(sen
     docs = tmp_path / "docs.jsonl"
     write_jsonl(docs, DEMO)
     out = tmp_path / "chunks.jsonl"
-    chunks.run(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(out)),
+    chunks.chunks(input=SimpleNamespace(docs=str(docs)), output=SimpleNamespace(chunks=str(out)),
                params=SimpleNamespace(chunker="sentence", settings=p.chunker.settings, format="manifests",
                                       t1_template=config["chunking"]["t1_template"]))
     rows = read_jsonl(out)

@@ -3,7 +3,7 @@ the BM25 cells also recomputed by an implementation written from the README alon
 import pytest
 import yaml
 
-from independent_bm25 import figures
+from independent_bm25 import analyse_japanese, figures
 from regression.regress import CASES, compare, load_case, missing_source, run
 
 CI_CASES = [p for p in sorted(CASES.glob("*.yaml")) if yaml.safe_load(p.read_text(encoding="utf-8")).get("ci")]
@@ -43,4 +43,14 @@ def test_the_readmes_bm25_gives_the_pinned_korquad_cells(ran):
     for condition, groups in case["expected"].items():
         got = figures(work / "results", condition.split(":")[1])
         for metric, want in groups["K"].items():
+            assert round(got[metric], 3) == round(want, 3), (condition, metric, got[metric], want)
+
+
+def test_sudachi_called_directly_gives_the_pinned_japanese_cells(ran):
+    """SudachiPy and bm25s used directly, as docs/analysis.md states the japanese analysis, on the
+    run's own variant and question files: every pinned bm25 cell of the Japanese case."""
+    case, _, work, _ = ran(CASES / "japanese-bm25.yaml")
+    for condition, groups in case["expected"].items():
+        got = figures(work / "results", condition.split(":")[1], analyse_japanese)
+        for metric, want in groups["J"].items():
             assert round(got[metric], 3) == round(want, 3), (condition, metric, got[metric], want)

@@ -115,7 +115,7 @@ def test_the_preregistration_is_written_before_the_first_paid_call(first_run):
     first = prereg["primaries"][0]
     assert (first["a"], first["b"], first["planning"]) == ("e5:T1", "e5:A1", {"a": "e5:T1", "b": "e5:X1"})
     estimate = json.loads((res / "ctx" / "A1" / "estimate.json").read_text())
-    assert prereg["estimate"] == estimate and prereg["plan"]["workers"] == 1
+    assert prereg["estimates"] == {"A1": estimate} and prereg["plan"]["workers"] == 1
     assert json.loads((res / "pairs.json").read_text())["kept_to_plan"]["kept"]
 
 

@@ -43,8 +43,10 @@ def own_workdir(tmp: Path) -> Path:
     other runs alone. Its `config` links to the repository's (prompt, prices, defaults)."""
     workdir = tmp / "workdir"
     workdir.mkdir(parents=True, exist_ok=True)
-    if not (workdir / "config").exists():
+    try:  # runs started at once in threads may both get here
         (workdir / "config").symlink_to(ROOT / "config")
+    except FileExistsError:
+        pass
     return workdir
 
 

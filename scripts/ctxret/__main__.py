@@ -1,6 +1,6 @@
-"""python -m ctxret <snakemake arguments>: see ctxret.launch."""
+"""python -m ctxret <snakemake arguments>: see ctxret.runtime.launch."""
 import sys
 
-from .launch import main
+from ctxret.runtime.launch import main
 
 sys.exit(main(sys.argv[1:]))

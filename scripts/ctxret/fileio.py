@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from .errors import InputError
+from ctxret.errors import InputError
 
 # Input text is UTF-8; a byte-order mark at the start is accepted and dropped.
 TEXT_ENCODING = "utf-8-sig"

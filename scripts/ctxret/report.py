@@ -2,6 +2,7 @@
 
     python -m ctxret.report [--configfile=my-experiment.yaml]     (make report CONFIG=my-experiment.yaml)
     python -m ctxret.report --results [--configfile=...]          prints the run's results folder
+    python -m ctxret.report --verdicts [--configfile=...]         where the run's files are, then its verdicts
 
 It reads the same config files as the run (the demo's config/config.yaml without one), finds the
 results folder they name and has Snakemake bundle that run's pages into <results>/report.html.
@@ -13,10 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import InputError
-from .schema import complete, read_configs
+from ctxret.config.schema import CHECKOUT, complete, read_configs
+from ctxret.errors import InputError
+from ctxret.fileio import read_json
 
-CHECKOUT = Path(__file__).resolve().parents[2]
 DEMO = CHECKOUT / "config" / "config.yaml"
 
 
@@ -45,11 +46,25 @@ def bundle(files: list[str]) -> Path:
     return target
 
 
+def verdicts(files: list[str]) -> list[str]:
+    """What `make run` ends with: where the verdicts, scores and page are, then each primary
+    comparison's verdict in one sentence (pairs.json's answers, in the report's language)."""
+    results = results_of(files)
+    pairs = results / "pairs.json"
+    given = "".join(f" CONFIG={f}" for f in files)
+    if not pairs.is_file():
+        raise InputError(f"{pairs}: not there yet; finish the run first (make run{given})")
+    return ["", f"verdict: {results}/pairs.md; scores: {results}/score.md; the page: make report{given}",
+            *read_json(pairs)["answers"]]
+
+
 def main() -> None:
-    from .stage import run_logged
+    from ctxret.runtime.stage_runner import run_logged
     args = sys.argv[1:]
     if "--results" in args:
         run_logged(lambda: print(results_of(config_files(args))), None)
+    elif "--verdicts" in args:
+        run_logged(lambda: print("\n".join(verdicts(config_files(args)))), None)
     else:
         run_logged(lambda: print(f"report: {bundle(config_files(args))} (one self-contained file, offline)"), None)
 

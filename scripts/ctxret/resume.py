@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 
-from .launch import configfile_problem
+from ctxret.runtime.launch import configfile_problem, supervise
 
 LOCKS = Path(".snakemake") / "locks"
 
@@ -69,7 +69,7 @@ def main(args: list[str]) -> int:
         unlocked = subprocess.run([*snakemake, "--unlock"])
         if unlocked.returncode != 0:
             return unlocked.returncode
-    os.execv(sys.executable, [*snakemake, "--rerun-incomplete"])
+    return supervise([*args, "--rerun-incomplete"])
 
 
 if __name__ == "__main__":

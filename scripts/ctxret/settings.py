@@ -1,18 +1,19 @@
 """`python -m ctxret.settings FILE...`: config files checked as the workflow checks them when it
 is read, without reading the corpus. The configuration itself (schema, completion, defaults) is
-ctxret.schema; its names are importable from here too, as they always were."""
+ctxret.config.schema; its names are importable from here too, as they always were."""
 from __future__ import annotations
 
-from .errors import InputError
-from .plan import Problem, check
-from .schema import SCHEMA, complete, load_schema, merged, read_config, read_configs, schema_default  # noqa: F401
+from ctxret.config.plan import Problem, check
+from ctxret.config.schema import (CHECKOUT, SCHEMA, complete, load_schema, merged, read_config,  # noqa: F401
+                                  read_configs, schema_default)
+from ctxret.errors import InputError
 
 
 def check_files(files: list[str]) -> None:
     """Read config files (later ones win, key by key) and check them as the workflow does: against
-    the schema, then every setting against the others (ctxret.plan.check; the corpus is not read)."""
+    the schema, then every setting against the others (ctxret.config.plan.check; the corpus is not read)."""
     try:
-        check(complete(read_configs(files), tuple(files)), SCHEMA.parents[1])
+        check(complete(read_configs(files), tuple(files)), CHECKOUT)
     except Problem as e:
         raise InputError(e.located(tuple(files))) from None
     print(f"{', '.join(files)}: ok")
@@ -22,7 +23,8 @@ def main() -> None:
     """Each config file read and checked, a problem named by file and line (Snakemake itself
     reports a YAML syntax error without it)."""
     import sys
-    from .stage import run_logged
+
+    from ctxret.runtime.stage_runner import run_logged
     run_logged(lambda: check_files(sys.argv[1:]), None)
 
 

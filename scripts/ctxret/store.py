@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .errors import InputError
-from .fileio import canonical_json, read_json, sha256_text, write_json
+from ctxret.errors import InputError
+from ctxret.fileio import canonical_json, read_json, sha256_text, write_json
 
 LOCK_WAIT_S = 600   # how long a writer waits for another's transaction
 QUERY_KEYS = 500    # keys per lookup query (SQLite's limit on parameters is 32766)
@@ -87,10 +87,13 @@ class JsonStore:
         if not p.exists():
             return None
         try:
-            return read_json(p)
+            value = read_json(p)
         except (InputError, UnicodeDecodeError) as e:
             self.set_aside(key, str(e))
             return None
+        if value is None:   # nothing is stored as null: read as absent, it would be computed again unsaid
+            self.set_aside(key, "it holds JSON null")
+        return value
 
     def set_aside(self, key: str, why: str) -> None:
         """Move a damaged entry to `<root>/quarantine/` with one line naming it, why, and what
@@ -105,6 +108,27 @@ class JsonStore:
 
     def put(self, key: str, value: Any) -> None:
         write_json(self.path(key), value)
+
+    def remembered(self, key: str, compute: Callable[[], Any]) -> Any:
+        """The value under `key`, else `compute()`, kept there (only a cache: a store that cannot
+        be written is passed over, and the next reader computes it again)."""
+        found = self.get(key)
+        if found is None:
+            found = compute()
+            with contextlib.suppress(OSError):
+                self.put(key, found)
+        return found
+
+
+def file_states(paths) -> list[list]:
+    """[path, size, mtime_ns] of each of `paths` that exists: the state a cache of what was read
+    from them is keyed by (an edit that keeps both size and time is not seen)."""
+    out = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            out.append([path, st.st_size, st.st_mtime_ns])
+    return out
 
 
 class PackStore:

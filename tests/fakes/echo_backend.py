@@ -1,11 +1,11 @@
 """echo: an LLM backend used only in tests, added as a new backend is: this module (the backend
-and its settings) and one registry line (`ECHO`, registered in ctxret.llm.BACKENDS by the tests
+and its settings) and one registry line (`ECHO`, registered in ctxret.contexts.llm.BACKENDS by the tests
 that use it). It answers with the chunk's first words and counts
 a token per character, like a server that caches prompt prefixes: a document's first call sends
 it as input, later calls read it from the cache."""
 from __future__ import annotations
 
-from ctxret.llm import Backend, BackendSpec, CallResult
+from ctxret.contexts.llm import Backend, BackendSpec, CallResult
 
 
 class EchoBackend(Backend):

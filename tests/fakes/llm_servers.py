@@ -11,6 +11,9 @@ The Anthropic server also runs the Message Batches API (create, retrieve, result
         server.batch_delay_s = 3           # a batch ends 3 s after it is created (progress meanwhile)
         server.batch_fail("errored", n=2)  # the next two requests processed: errored ("expired", "canceled")
         server.batches                     # {id: {"requests", "created", "canceled", "results"}}
+        server.damage_results(fn, n=1)     # the next results file is fn(its lines): cut, left out, added
+        server.lost_creates = 1            # the next batch create makes its batch, then answers 500
+        server.slow_creates = 1            # the next batch create waits sleep_s, then makes its batch
 
 The OpenAI server runs the Batch and Files APIs the same way (tests/fakes/openai_batch_api.py):
 batch_delay_s, batch_fail("errored"|"expired"), batches, files, failed_batches.
@@ -19,7 +22,9 @@ The answer is a Korean sentence from the chunk (<chunk>...</chunk> of the user m
 message), about as long as a real context, as fake_claude's. Tokens are characters / 1.46, as
 for Korean technical text (config/prices.yaml). The Anthropic server caches a
 system prompt whose blocks carry cache_control (write on first sight, read afterwards); the
-OpenAI server caches every system prompt it has seen (reported as cached_tokens).
+OpenAI server caches every system prompt it has seen, reported as OpenAI and vLLM do
+(usage.prompt_tokens_details.cached_tokens), or as llama.cpp's server does (`server.cache_report =
+"timings"`: timings.cache_n and prompt_n, the tokens processed), or not at all (None, as Ollama).
 """
 from __future__ import annotations
 
@@ -76,6 +81,10 @@ class FakeServer(OpenAIBatchAPI):
         self.batch_delay_s = 0.0
         self._batch_plan: list[str] = []
         self._tampers: list = []
+        self._damages: list = []
+        self.lost_creates = 0   # the next n batch create calls make their batch, then answer 500
+        self.slow_creates = 0   # the next n batch create calls wait sleep_s before making their batch
+        self.cache_report: str | None = "usage"   # OpenAI: where a completion reports its cached prefix
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -102,6 +111,18 @@ class FakeServer(OpenAIBatchAPI):
         with self._lock:
             fn = self._tampers.pop(0) if self._tampers else None
         return fn(answer) if fn else answer
+
+    def damage_results(self, fn, n: int = 1) -> None:
+        """The results of the next `n` batches (Anthropic: the results file, as first read; OpenAI:
+        the output file) are fn(their JSON lines as text): lines left out, cut short, replaced or
+        added; None: none at all (OpenAI: the batch completes without an output file)."""
+        with self._lock:
+            self._damages += [fn] * n
+
+    def damaged(self, text: str) -> str | None:
+        with self._lock:
+            fn = self._damages.pop(0) if self._damages else None
+        return fn(text) if fn else text
 
     def batch_fail(self, kind: str, n: int = 1) -> None:
         """The next `n` batch requests processed end `kind`: "errored", "expired" or "canceled"."""
@@ -140,10 +161,20 @@ class FakeServer(OpenAIBatchAPI):
                                    "param": None, "code": "invalid_api_key"}}
         elif mode is not None:
             return self.error(int(mode))
-        if self.api == "openai" and path.startswith(("/v1/files", "/v1/batches")):
-            return self.openai_batches(method, path, headers, body, payload)
-        if self.api == "anthropic" and path.startswith("/v1/messages/batches"):
-            return self.message_batches(method, path, headers, payload)
+        if (path.startswith(("/v1/files", "/v1/batches")) if self.api == "openai"
+                else path.startswith("/v1/messages/batches")):
+            creates = method == "POST" and path in ("/v1/batches", "/v1/messages/batches")
+            with self._lock:
+                slow = creates and self.slow_creates > 0
+                self.slow_creates -= slow
+            if slow:                     # the caller may give up first; the batch is made all the same
+                self._stop.wait(self.sleep_s)
+            status, answer = (self.openai_batches(method, path, headers, body, payload) if self.api == "openai"
+                              else self.message_batches(method, path, headers, payload))
+            with self._lock:
+                lost = status == 200 and creates and self.lost_creates > 0
+                self.lost_creates -= lost
+            return self.error(500) if lost else (status, answer)
         if self.api == "anthropic":
             return self.anthropic(path, headers, payload)
         return self.openai(path, headers, payload)
@@ -164,6 +195,10 @@ class FakeServer(OpenAIBatchAPI):
                 self.batches[batch_id] = {"requests": requests, "created": time.time(), "canceled": None,
                                           "results": None, "headers": headers}
             return 200, self.batch_object(batch_id)
+        if method == "GET" and not parts:   # the list, newest first
+            ids = list(reversed(self.batches))
+            return 200, {"data": [self.batch_object(i) for i in ids], "has_more": False,
+                         "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
         batch = self.batches.get(parts[0]) if parts else None
         if batch is None:
             return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
@@ -176,9 +211,11 @@ class FakeServer(OpenAIBatchAPI):
         if method == "GET" and parts[1:] == ["results"]:
             if self.batch_object(parts[0])["processing_status"] != "ended":
                 return 404, {"type": "error", "error": {"type": "not_found_error", "message": "not ended"}}
-            body = "".join(json.dumps({"custom_id": cid, "result": result}, ensure_ascii=False) + "\n"
-                           for cid, result in batch["results"].items())
-            return 200, ("application/binary", body.encode("utf-8"))
+            if "body" not in batch:
+                batch["body"] = self.damaged("".join(json.dumps({"custom_id": cid, "result": result},
+                                                                ensure_ascii=False) + "\n"
+                                                     for cid, result in batch["results"].items()))
+            return 200, ("application/binary", (batch["body"] or "").encode("utf-8"))
         return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
 
     def batch_object(self, batch_id: str) -> dict:
@@ -292,16 +329,19 @@ class FakeServer(OpenAIBatchAPI):
         cached = tokens(system) if system and self.cache(system) else 0
         answer = context_for(text_of(req["messages"][-1].get("content")))
         completion = tokens(answer)
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        reported = {"usage": {"usage": {**usage, "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+                                        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}},
+                    "timings": {"usage": usage, "timings": {"cache_n": cached, "prompt_n": prompt - cached,
+                                                            "predicted_n": completion}},
+                    None: {"usage": usage}}[self.cache_report]
         return 200, self.tampered({
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
             "created": int(time.time()), "model": req["model"], "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer,
                                                  "refusal": None},
                          "logprobs": None, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion,
-                      "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-                      "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}})
+            **reported})
 
     def _handler_class(self):
         server = self

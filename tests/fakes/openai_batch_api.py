@@ -2,7 +2,7 @@
 
     POST /v1/files (multipart: purpose=batch, file=<JSONL>)    GET /v1/files/{id}/content
     POST /v1/batches {input_file_id, endpoint, completion_window: 24h}
-    GET /v1/batches/{id}                                       POST /v1/batches/{id}/cancel
+    GET /v1/batches (the list)    GET /v1/batches/{id}         POST /v1/batches/{id}/cancel
 
 A batch validates its lines (JSON, unique custom_id, method POST, the batch's url, a body with
 model and messages; a bad one fails the batch with `errors`), is in_progress until
@@ -13,6 +13,7 @@ document's first request is the one its later ones find cached), then writes its
 `server.failed_batches = n`: the next n batches fail validation (the enqueued token limit). A
 canceled batch is `cancelling` for `server.cancel_delay_s`, then `cancelled`, its output file
 holding what it processed before the cancel and the rest left out, as OpenAI does.
+`server.damage_results(fn)`: the next output file is fn(its lines) (None: no output file).
 """
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ class OpenAIBatchAPI:
             return 200, ("application/octet-stream", self.files[parts[1]]["data"])
         if parts == ["batches"] and method == "POST":
             return self.create_batch(req)
+        if parts == ["batches"] and method == "GET":   # the list, newest first
+            ids = list(reversed(self.batches))
+            return 200, {"object": "list", "data": [self.openai_batch_object(i) for i in ids], "has_more": False,
+                         "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
         batch = self.batches.get(parts[1]) if len(parts) > 1 and parts[0] == "batches" else None
         if batch is None:
             return invalid(f"No such Batch or File: {path}", 404)
@@ -97,6 +102,7 @@ class OpenAIBatchAPI:
                                       "Limit: 90,000 enqueued tokens. Please try submitting a smaller batch."}]
             self.batches[batch_id] = {"requests": requests, "created": time.time(), "canceled": None,
                                       "input_file_id": req["input_file_id"], "endpoint": req["endpoint"],
+                                      "metadata": req.get("metadata"),
                                       "errors": errors, "status": "failed" if errors else "validating",
                                       "output_file_id": None, "error_file_id": None, "done_at": None}
         return 200, self.openai_batch_object(batch_id)
@@ -160,7 +166,7 @@ class OpenAIBatchAPI:
                 "expires_at": int(batch["created"]) + 86400, "finalizing_at": None,
                 "completed_at": stamp("completed"), "failed_at": int(batch["created"]) if batch["errors"] else None,
                 "expired_at": stamp("expired"), "cancelling_at": int(batch["canceled"]) if batch["canceled"] else None,
-                "cancelled_at": stamp("cancelled"), "request_counts": counts, "metadata": None}
+                "cancelled_at": stamp("cancelled"), "request_counts": counts, "metadata": batch["metadata"]}
 
     def finish(self, batch: dict, done: int) -> None:
         """Process the first `done` requests (in order; the plan's failures taken one by one) and
@@ -179,10 +185,12 @@ class OpenAIBatchAPI:
             line["response"] = {"status_code": status, "request_id": uuid.uuid4().hex, "body": body}
             lines["output" if status == 200 else "error"].append(line)
         for kind, rows in lines.items():
-            if rows:
+            text = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows) if rows else None
+            if kind == "output":
+                text = self.damaged(text or "")
+            if text:
                 file_id = f"file-{uuid.uuid4().hex[:22]}"
                 self.files[file_id] = {"filename": f"batch_{kind}.jsonl", "purpose": "batch_output",
-                                       "data": "".join(json.dumps(x, ensure_ascii=False) + "\n"
-                                                       for x in rows).encode("utf-8")}
+                                       "data": text.encode("utf-8")}
                 batch[f"{kind}_file_id"] = file_id
         batch.update(lines=lines, done_at=time.time(), status="expired" if expired else "completed")

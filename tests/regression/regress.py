@@ -37,7 +37,7 @@ def load_case(path: Path) -> dict:
     case = yaml.safe_load(path.read_text(encoding="utf-8"))
     base = yaml.safe_load((ROOT / case["base"]).read_text(encoding="utf-8"))
     config = merged(base, case.get("config", {}))
-    if os.environ.get(SOURCE_ENV):
+    if os.environ.get(SOURCE_ENV) and config["corpus"].get("format") == "squad":
         config["corpus"]["path"] = os.environ[SOURCE_ENV]
     return {**case, "name": path.stem, "config": config}
 

@@ -1,7 +1,7 @@
 """Chunkers: one document -> chunk spans [{section, start, end}] of its body.
 
 None crosses a document; together a document's chunks cover every non-space character of it;
-a chunk's section is that of the unit it starts in (ctxret.documents.units_of), so title and
+a chunk's section is that of the unit it starts in (ctxret.text.documents.units_of), so title and
 section reach every strategy the same way (T1). Strategies differ only in boundaries:
 
 - paragraph: paragraphs packed up to max_chars within a `## ` section (ctxret's default)
@@ -16,6 +16,7 @@ section reach every strategy the same way (T1). Strategies differ only in bounda
 
 A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS; its
 settings (if any) live under `chunking.<name>` in config/schema.yaml, and reach `spans` as they are.
+May import text and the shared leaves.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import article, document, fixed, paragraph, recursive, semantic
+from ctxret.chunkers import article, document, fixed, paragraph, recursive, semantic
 
 
 @dataclass(frozen=True)

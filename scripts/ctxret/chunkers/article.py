@@ -2,8 +2,8 @@
 given: the corpus's own chunks, boundaries exactly the file's."""
 from __future__ import annotations
 
-from ..documents import units_of
-from ..errors import InputError
+from ctxret.errors import InputError
+from ctxret.text.documents import units_of
 
 
 def spans(doc: dict, settings: dict, tools) -> list[dict]:

@@ -2,7 +2,7 @@
 (the reference's 200/50); leading and trailing whitespace is trimmed from each window."""
 from __future__ import annotations
 
-from ..documents import unit_at, units_of
+from ctxret.text.documents import unit_at, units_of
 
 
 def spans(doc: dict, settings: dict, tools) -> list[dict]:

@@ -3,7 +3,7 @@ than that is split at sentence ends (a sentence still too long is cut hard). Fen
 blocks count as one paragraph, and `## ` inside them is not a heading."""
 from __future__ import annotations
 
-from ..chunktext import Block, blocks, sentence_spans
+from ctxret.text.chunk_text import Block, blocks, sentence_spans
 
 
 def split_long(body: str, block: Block, max_chars: int) -> list[tuple[int, int]]:

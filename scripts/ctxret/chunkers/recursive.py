@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ..chunktext import blocks, sentence_spans
-from ..documents import unit_at, units_of
+from ctxret.text.chunk_text import blocks, sentence_spans
+from ctxret.text.documents import unit_at, units_of
 
 WORD = re.compile(r"\S+\s*")
 

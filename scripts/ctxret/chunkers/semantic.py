@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..chunktext import blocks, sentence_spans
-from ..documents import unit_at, units_of
+from ctxret.text.chunk_text import blocks, sentence_spans
+from ctxret.text.documents import unit_at, units_of
 
 
 def breaks(vectors: np.ndarray, percentile: float) -> list[int]:

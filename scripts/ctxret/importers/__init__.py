@@ -2,11 +2,13 @@
 question records; the workflow downstream reads only those (there is no second pipeline).
 
 Corpus formats (`corpus.format`): manifests, squad, beir, chunked, table, files. Question-set formats
-(a set's `format`): jsonl (ctxret's own), squad and beir (from corpus.path), table. A new format
+(a set's `format`): jsonl (ctxret's own), generated (written by questions_generate), squad and beir
+(from corpus.path), table. A new format
 is a module here and one entry in CORPUS_FORMATS or SET_FORMATS (the schema's enums are filled
 in from them). What every set shares happens in `read_set`: ids for a set without them
 (`rows`), chunk gold given as (document, chunk) pairs (`chunkpairs`), then the drops and the
-sample.
+sample. Which documents a run keeps is `selection`. May import text, languages and the shared
+leaves.
 """
 from __future__ import annotations
 
@@ -16,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..documents import select
-from ..errors import InputError
-from ..fileio import canonical_json
-from . import beir, chunked, chunkpairs, files, jsonl, manifests, squad, table
-from .rows import numbered
+from ctxret.errors import InputError
+from ctxret.fileio import canonical_json, iter_jsonl
+from ctxret.importers import beir, chunked, chunkpairs, files, jsonl, manifests, squad, table
+from ctxret.importers.rows import location, numbered  # noqa: F401 (location: ctxret.questions.sets reads it here)
+from ctxret.text.documents import select
 
 # Each record format's own field names, what an empty corpus.columns entry stands for (table:
 # no title column; chunked: a chunk's chunk_id, text and section; no chunk_index: a chunk's position).
@@ -45,6 +47,8 @@ def fields(corpus: dict) -> dict:
 
 def set_problem(spec: dict, corpus: dict) -> str | None:
     """What is wrong with a question set's settings for this corpus, if anything."""
+    if (spec["format"] == "generated") != ("generate" in spec):
+        return "a generated set is {generate: {n: ...}} (its format: generated), and only it has a 'generate'"
     if SET_FORMATS[spec["format"]].from_corpus:
         if corpus["format"] != spec["format"]:
             return f"a {spec['format']} set comes from corpus.path, but corpus.format is {corpus['format']!r}"
@@ -56,7 +60,8 @@ def set_problem(spec: dict, corpus: dict) -> str | None:
 
 
 def gold_of(row: dict) -> str:
-    return canonical_json({f: row.get(f) for f in ("gold_slug", "gold_passage", "gold_chunks", "gold_docs")})
+    return canonical_json({f: row.get(f) for f in ("gold_slug", "gold_doc", "gold_passage", "gold_chunks", "gold_docs",
+                                               "gold_any")})
 
 
 def drop_repeated_texts(rows: list[dict]) -> tuple[list[dict], Counter]:
@@ -107,7 +112,7 @@ def read_set(name: str, spec: dict, corpus: dict) -> tuple[list[dict], list[str]
 class CorpusFormat:
     read: Callable[[dict], tuple[list[dict], list[str]]]  # corpus settings -> documents in source order,
     #                                                        and log lines on the files it left out
-    files: Callable[[Path], list[str]] = lambda path: [str(path)]  # what prep depends on
+    files: Callable[[dict], list[str]] = lambda corpus: [corpus["path"]]  # what prep depends on
 
 
 def _every_record(read: Callable[[dict], list[dict]]) -> Callable[[dict], tuple[list[dict], list[str]]]:
@@ -122,7 +127,8 @@ class SetFormat:
     from_corpus: bool = False  # read from corpus.path, which must have this format
 
 
-def _manifest_files(path: Path) -> list[str]:
+def _manifest_files(corpus: dict) -> list[str]:
+    path = Path(corpus["path"])
     if not path.is_dir():
         return [str(path)]
     return [str(p) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith(".")]
@@ -136,17 +142,54 @@ def _squad_questions(spec: dict, corpus: dict) -> tuple[list[dict], Counter]:
     return [{**r, "file": corpus["path"], "line": None} for r in rows], dropped
 
 
+# What a generated question's record says beside a question's fields (stages/questions_generate.py)
+GENERATED_FIELDS = ("generated", "kind", "source_chunk", "overlap")
+
+
+def _generated_questions(spec: dict, _) -> tuple[list[dict], Counter]:
+    """A generated set; with review: required, only the questions its review file marks accepted."""
+    rows, dropped = jsonl.read_questions(spec["path"], {}, GENERATED_FIELDS), Counter()
+    if spec["generate"]["review"] == "required":
+        marks = review_marks(spec["generate"]["review_file"])
+        dropped.update("rejected in review" if marks.get(r["id"]) is False else "not reviewed"
+                       for r in rows if marks.get(r["id"]) is not True)
+        rows = [r for r in rows if marks.get(r["id"]) is True]
+    return rows, dropped
+
+
+def review_marks(path: str) -> dict[str, bool | None]:
+    """{question id: accepted} of a review file (accepted true, false, or null: not yet reviewed);
+    none before the file is written."""
+    if not Path(path).is_file():
+        return {}
+    marks = {}
+    for lineno, obj in iter_jsonl(path):
+        if not isinstance(obj.get("id"), str) or obj.get("accepted") not in (True, False, None):
+            raise InputError(f"{path}:{lineno}: a review line is {{id, accepted: true | false | null, ...}}")
+        marks[obj["id"]] = obj["accepted"]
+    return marks
+
+
+def _generated_files(spec: dict, _) -> list[str]:
+    review = [spec["generate"]["review_file"]] if spec["generate"]["review"] == "required" else []
+    return [spec["path"], *review]
+
+
 CORPUS_FORMATS: dict[str, CorpusFormat] = {
     "manifests": CorpusFormat(_every_record(lambda c: manifests.read_corpus(c["path"])), _manifest_files),
     "squad": CorpusFormat(_every_record(lambda c: squad.documents(squad.load(c["path"]), c["path"]))),
     "beir": CorpusFormat(_every_record(lambda c: beir.read_corpus(c["path"], fields(c))),
-                         lambda path: [str(path / "corpus.jsonl")]),
+                         lambda c: [str(Path(c["path"]) / "corpus.jsonl")]),
     "chunked": CorpusFormat(_every_record(lambda c: chunked.read_corpus(c["path"], fields(c)))),
     "table": CorpusFormat(_every_record(lambda c: table.read_corpus(c["path"], fields(c)))),
-    "files": CorpusFormat(lambda c: files.read_corpus(c["path"]), files.input_files),
+    "files": CorpusFormat(lambda c: files.read_corpus(c["path"], c["follow_links_out"],
+                                                      c["html"]["content_selector"]),
+                          lambda c: files.input_files(Path(c["path"]), c["follow_links_out"])),
 }
 SET_FORMATS: dict[str, SetFormat] = {
     "jsonl": SetFormat(lambda spec, _: (jsonl.read_questions(spec["path"], spec["columns"]), Counter())),
+    # a generated set (questions.sets.<name>.generate): the JSONL the stage questions_generate wrote
+    "generated": SetFormat(_generated_questions, _generated_files),
     "squad": SetFormat(_squad_questions, lambda spec, corpus: [corpus["path"]], from_corpus=True),
     "beir": SetFormat(lambda spec, corpus: beir.read_questions(corpus["path"], spec["split"], fields(corpus)),
                       lambda spec, corpus: [str(Path(corpus["path"]) / "queries.jsonl"),
@@ -170,7 +213,7 @@ def read_corpus(corpus: dict) -> list[dict]:
 
 def corpus_files(corpus: dict) -> list[str]:
     """The files the corpus is read from (what prep depends on)."""
-    return CORPUS_FORMATS[corpus["format"]].files(Path(corpus["path"]))
+    return CORPUS_FORMATS[corpus["format"]].files(corpus)
 
 
 def set_files(spec: dict, corpus: dict) -> list[str]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..documents import document, safe_slug, unique_slugs
-from ..errors import InputError
-from ..fileio import iter_jsonl, read_text
+from ctxret.errors import InputError
+from ctxret.fileio import iter_jsonl, read_text
+from ctxret.text.documents import document, safe_slug, unique_slugs
 
 
 def _text(obj: dict, key: str, where: str, required: bool = True) -> str:
@@ -50,6 +50,8 @@ def read_questions(directory: str, split: str, fields: dict) -> tuple[list[dict]
     queries = {}
     for lineno, obj in iter_jsonl(queries_path):
         qid = _text(obj, fields["id"], f"{queries_path}:{lineno}")
+        if qid in queries:
+            raise InputError(f"{queries_path}:{lineno}: duplicate query id {qid!r} (first at line {queries[qid][1]})")
         queries[qid] = (_text(obj, fields["text"], f"{queries_path}:{lineno}"), lineno)
     doc_ids = {obj.get(fields["id"]) for _, obj in iter_jsonl(root / "corpus.jsonl")}
     gold: dict[str, dict[str, int]] = {}

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ..documents import document, joined, safe_slug, unique_slugs
-from ..errors import InputError
-from ..fileio import iter_jsonl, read_json
+from ctxret.errors import InputError
+from ctxret.fileio import iter_jsonl, read_json
+from ctxret.text.documents import document, joined, safe_slug, unique_slugs
 
 
 def records(path: str) -> list[tuple[str, dict]]:

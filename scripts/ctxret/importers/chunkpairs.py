@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from ..errors import InputError
-from . import chunked
-from .rows import location
+from ctxret.errors import InputError
+from ctxret.importers import chunked
+from ctxret.importers.rows import location
 
 FIELD = "gold_chunk_pairs"
-OTHER_GOLD = ("gold_passage", "gold_chunks", "gold_docs")
+OTHER_GOLD = ("gold_passage", "gold_chunks", "gold_docs", "gold_any")
 
 
 def _pairs(row: dict) -> list[list]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..documents import check_slug, document
-from ..errors import InputError
-from ..fileio import read_json, read_text
+from ctxret.errors import InputError
+from ctxret.fileio import read_json, read_text
+from ctxret.text.documents import check_slug, document
 
 
 def manifest_paths(directory: str | Path) -> list[Path]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
+from ctxret.errors import InputError
 
 
 def location(row: dict) -> str:

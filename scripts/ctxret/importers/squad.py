@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from ..chunktext import sentence_spans
-from ..documents import document, joined, safe_slug
-from ..errors import InputError
-from ..fileio import read_json
+from ctxret.errors import InputError
+from ctxret.fileio import read_json
+from ctxret.text.chunk_text import sentence_spans
+from ctxret.text.documents import document, joined, safe_slug
 
 
 def load(path: str) -> list[dict]:

@@ -10,11 +10,12 @@ or chunk id] pairs (ctxret.importers.chunkpairs; in CSV a JSON array).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-from ..documents import document, safe_slug, unique_slugs
-from ..errors import InputError
-from ..fileio import read_text
+from ctxret.errors import InputError
+from ctxret.fileio import read_text
+from ctxret.text.documents import document, safe_slug, unique_slugs
 
 READERS = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}
 
@@ -44,11 +45,23 @@ def read_table(path: str, columns: list[str], optional: tuple[str, ...] = ()) ->
     return table.select(list(dict.fromkeys([*columns, *(c for c in optional if c in table.column_names)]))).to_pylist()
 
 
-def _text(row: dict, column: str, where: str) -> str:
+def _cell(row: dict, column: str, where: str) -> str:
+    """A cell as text: "" for an empty one (null, NaN, blank); a list or mapping is refused, not
+    stringified."""
     value = row[column]
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if isinstance(value, (list, dict)):
+        raise InputError(f"{where}: column {column!r} holds a {type(value).__name__}, not text; "
+                         f"name a column of strings")
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value) if str(value).strip() else ""
+
+
+def _text(row: dict, column: str, where: str) -> str:
+    value = _cell(row, column, where)
+    if not value:
         raise InputError(f"{where}: column {column!r} is empty")
-    return str(value)
+    return value
 
 
 def read_corpus(path: str, columns: dict) -> list[dict]:
@@ -58,7 +71,7 @@ def read_corpus(path: str, columns: dict) -> list[dict]:
     for i, row in enumerate(read_table(path, list(dict.fromkeys(names))), 1):
         where = f"{path}: row {i}"
         doc_id = _text(row, columns["id"], where)
-        title = _text(row, columns["title"], where).strip() if columns["title"] else ""   # T1 without a title line
+        title = _cell(row, columns["title"], where).strip() if columns["title"] else ""   # empty: T1 without a title line
         meta = {"id": doc_id, **{c: row[c] for c in columns["metadata"]}}
         docs.append(document(safe_slug(doc_id), title, _text(row, columns["text"], where).strip(), meta=meta))
     if not docs:

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
-from ..fileio import atomic_path  # noqa: E402
+from ctxret.fileio import atomic_path  # noqa: E402
 
 # Fonts with Hangul, as matplotlib names them (a .ttc collection by its first face); the first found wins
 HANGUL_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK KR", "NanumGothic", "Noto Sans KR", "UnDotum")

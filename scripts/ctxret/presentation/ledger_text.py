@@ -1,8 +1,8 @@
-"""The context ledger and its estimate (ctxret.ledger) as the log lines of ctx_stats and
-ctx_estimate: the ledger's summary, and the figures an estimate and a ledger share as a table."""
+"""The context ledger and its estimate (ctxret.contexts.ledger) as the log lines of contexts_stats and
+contexts_estimate: the ledger's summary, and the figures an estimate and a ledger share as a table."""
 from __future__ import annotations
 
-from ..ledger import figures
+from ctxret.contexts.ledger import figures
 
 
 def stats_lines(variant: str, s: dict) -> list[str]:
@@ -12,7 +12,7 @@ def stats_lines(variant: str, s: dict) -> list[str]:
         f"{variant}: results {s['results']}/{s['chunks']}, chunks left failed {s['failed']}, "
         f"discarded attempts {sum(s['discarded'].values())} {s['discarded']}",
         f"model keys {s['model_keys']}, num_turns {s['turns']}",
-        f"input tokens {s['input_tokens_total']:,}, read from cache {s['cache_read_share']:.3f}",
+        f"input tokens {s['input_tokens_total']:,}, read from cache " + cache_share(s),
         f"cost ${s['cost_usd']:.2f} (answers at {priced_at or 'no'} prices)"
         + (f", per call min {per_call['min']:.4f}, median {per_call['median']:.4f}, "
            f"p90 {per_call['p90']:.4f}, max {per_call['max']:.4f}" if per_call else ""),
@@ -25,6 +25,14 @@ def stats_lines(variant: str, s: dict) -> list[str]:
         lines.append(f"document tokens {s['document_tokens']:,}, cost per million document tokens "
                      f"${s['cost_per_million_document_tokens']:.2f} (reference $56.54, original method $1.02)")
     return lines
+
+
+def cache_share(s: dict) -> str:
+    """The share of input read from the prompt cache, or that the server did not report it."""
+    unreported = s.get("cache_not_reported", 0)
+    if unreported and unreported == s["results"]:
+        return "not reported (the server states no cached tokens)"
+    return f"{s['cache_read_share']:.3f}" + (f" ({unreported:,} answers did not report it)" if unreported else "")
 
 
 def _figure(name: str, value: float) -> str:

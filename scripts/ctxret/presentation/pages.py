@@ -4,10 +4,12 @@ stage, so the stages that write reports (score, pairs, report) all share it.
 """
 from __future__ import annotations
 
-from ..fileio import canonical_json
-from ..metrics import MEASURES, Measure, parse
-from .tables import Shortened, markdown_table
-from .wording import LANGUAGE_NAMES, wording
+from ctxret.evaluation.metrics import MEASURES, Measure, parse
+from ctxret.fileio import canonical_json
+from ctxret.languages import language
+from ctxret.presentation.wording import wording
+from html import escape
+from typing import NamedTuple
 
 
 def _count(c: dict) -> str:
@@ -62,7 +64,7 @@ def report_title(title: str, about: dict, report_language: str) -> str:
     if title:
         return title
     t, n = wording(report_language), about["documents"]
-    name = LANGUAGE_NAMES[report_language].get(about["language"]["language"])
+    name = language(about["language"]["language"]).names.get(report_language)
     documents = t["documents"].format(n=n, language=f"{name} " if name else "", s="" if n == 1 else "s")
     return t["report_title"].format(documents=documents, corpus=about["path"])
 
@@ -73,6 +75,8 @@ def corpus_line(about: dict, t: dict) -> str:
     how = (t["language_found"].format(reason=found["reason"], hangul=found["hangul_share"],
                                       latin=found["latin_share"])
            if found["found"] == "auto" else t["language_stated"])
+    if found.get("mixed"):
+        how += t["language_mixed"].format(shares=", ".join(f"{c} {s:.0%}" for c, s in found["documents"].items()))
     return t["corpus_line"].format(corpus=about["path"], n=about["documents"], language=found["language"], how=how)
 
 
@@ -82,6 +86,17 @@ def score_markdown(results: list[dict], groups: list[str], main: str, measures: 
     return (f"# {t['score_title']}: {title}\n\n{t['score_note']}\n\n"
             f"{markdown_table(*headline_rows(results, groups, main, measures, t))}\n\n"
             f"## {t['score_detail']}\n\n{markdown_table(*detail_rows(results, measures, t))}\n")
+
+
+def judged_line(name: str, judged: dict, t: dict) -> str:
+    """score.md's line on a judged set (the judge stage's record): its pool and, where its
+    questions have gold, the judge's agreement with it."""
+    line = t["judged_line"].format(set=name, questions=judged["questions"], depth=judged["depth"],
+                                   pairs=judged["pairs"], paid=judged["paid_calls"], stored=judged["from_store"],
+                                   without=len(judged["without_relevant"]))
+    agreed = judged["agreement"]
+    return line + (t["judged_kappa"].format(n=agreed["questions"], pairs=agreed["pairs"], kappa=agreed["kappa"])
+                   if agreed else "")
 
 
 def _rank(rank, depth: int, t: dict) -> str:
@@ -95,12 +110,17 @@ def rule_texts(rule: dict, n_secondary: int, t: dict) -> dict:
             "fallback": t["fallback"].format(fallback=rule["fallback_variant"]) if rule["fallback_used"] else None,
             "rule": t["rule_text"].format(resamples=rule["resamples"], seed=rule["seed"],
                                           cluster_key=rule["cluster_key"], holds=t["holds"],
-                                          undecided=t["undecided"], reversed=t["reversed"]),
-            "secondary": t["secondary_rule"].format(n=n_secondary)}
+                                          undecided=t["undecided"], reversed=t["reversed"])
+            + (" " + t["rule_cluster_t"] if rule.get("interval") == "cluster_t" else ""),
+            "secondary": t["secondary_rule_bh" if "bh" in (rule.get("secondary_correction"),
+                                                rule.get("secondary", {}).get("correction")) else "secondary_rule"]
+            .format(n=n_secondary)}
 
 
 def file_rows(files: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
-    kinds = lambda f: ", ".join(f"{k} {n}" for k, n in f["kinds"].items())  # noqa: E731
+    def kinds(f: dict) -> str:
+        gold = ", ".join(f"{k} {n}" for k, n in f["kinds"].items())
+        return f"{gold}; {t['review_counts'].format(**f['review'])}" if "review" in f else gold
     return ([t["set"], t["gold"], t["file"], t["content_sha256"], "sha256", t["modified"]],
             [[f["set"], kinds(f), x["path"], Shortened(f["content_sha256"]), Shortened(x["sha256"] or "-"),
               x["mtime"] or "-"]
@@ -119,12 +139,62 @@ def primary_texts(c: dict, t: dict, strong=str, verdict_line: bool = True) -> li
              t["sign"].format(d=c["only_a"] + c["only_b"], p=c["sign_p"]),
              t["interval"].format(clusters=c["clusters"], resamples=c["resamples"], seed=c["seed"],
                                   lo=c["ci"][0], hi=c["ci"][1])]
+    if "ci_bca" in c:
+        lines.append(t["bca"].format(lo=c["ci_bca"][0], hi=c["ci_bca"][1]))
+    if c.get("ci_cluster_t"):
+        lines.append(t["cluster_t"].format(clusters=c["clusters"], df=c["clusters"] - 1, lo=c["ci_cluster_t"][0],
+                                           hi=c["ci_cluster_t"][1]))
+    if "equivalence" in c:
+        lines.append(tost_text(c["equivalence"], t))
     if verdict_line:
-        lines.append(f"{t['verdict']}: {strong(t[c['verdict']])}")
+        lines.append(f"{t['verdict']}: {strong(verdict_text(c, t))}")
     lines.append(t["power_title"].format(alpha=p["alpha"], power=p["power"], psi=p["discordance"],
                                          d=p["discordant"], n=n)
                  + ": " + t["mdd"].format(n=n, mdd=mdd) + "; " + t["needed"].format(diff=abs(c["diff"]), needed=needed))
+    if "clustered" in p:
+        k = p["clustered"]
+        mdd_c = f"{k['min_detectable_diff']:.3f}" if k["min_detectable_diff"] is not None else t["mdd_none"]
+        needed_c = (str(k["questions_needed"]) if k["questions_needed"] is not None
+                    else t["needed_over"].format(max_n=p["max_n"]) if p["needed_over_max"] else t["needed_none"])
+        lines.append(t["power_clustered"].format(deff=k["deff"], size=k["mean_size"], icc=k["icc"], mdd=mdd_c,
+                                                 needed=needed_c))
     return lines
+
+
+def answer_sentence(c: dict, t: dict) -> str:
+    """One primary comparison in one sentence: its verdict, the difference and its interval, what
+    these questions can see and how many would show the observed difference (both for the verdict's
+    interval, with the clusters)."""
+    p = c["power"]
+    k = p.get("clustered", p)
+    mdd = (t["answer_mdd"].format(mdd=k["min_detectable_diff"]) if k["min_detectable_diff"] is not None
+           else t["answer_mdd_none"])
+    needed = (t["answer_needed"].format(n=k["questions_needed"]) if k["questions_needed"] is not None
+              else t["answer_needed_over"].format(max_n=p["max_n"]) if p["needed_over_max"]
+              else t["answer_needed_none"])
+    return t["answer"].format(a=c["a"], b=c["b"], group=c["group"], n=c["N"], k=c["k"], verdict=verdict_text(c, t),
+                              diff=c["diff"], lo=c["ci"][0], hi=c["ci"][1], mdd=mdd, needed=needed)
+
+
+def answer_sentences(pairs: dict, t: dict) -> list[str]:
+    """Every primary comparison's answer sentence; a run without a primary says it gives no verdict."""
+    primaries = [c for c in pairs["comparisons"] if c["role"] == "primary"]
+    return [answer_sentence(c, t) for c in primaries] or [t["no_primary"]]
+
+
+def verdict_text(c: dict, t: dict) -> str:
+    """The verdict in words; equivalence names its margin."""
+    if c["verdict"] == "equivalent":
+        return t["equivalent"].format(margin=c["equivalence"]["margin"])
+    return t[c["verdict"]]
+
+
+def tost_text(e: dict, t: dict) -> str:
+    """The failure comparison's equivalence test in one line."""
+    return t["tost"].format(margin=e["margin"], alpha=e["alpha"], p_lower=e["p_lower"], p_upper=e["p_upper"],
+                            level=e["ci_tost_level"], lo=e["ci_tost"][0], hi=e["ci_tost"][1],
+                            inside=t["tost_inside" if e["interval_inside"] else "tost_outside"],
+                            said=t["tost_yes" if e["equivalent"] else "tost_no"])
 
 
 def primary_title(i: int, c: dict, t: dict) -> str:
@@ -139,11 +209,13 @@ def flip_rows(c: dict, t: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def secondary_rows(comparisons: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
+    """The secondary family; its adjusted p is Holm's (holm_p) or, with pairs.secondary_correction bh, BH's (bh_p)."""
+    bh = bool(comparisons) and "bh_p" in comparisons[0]
     return (["A", "B", t["group"], "k", "N", "fail A", "fail B", "only A", "only B", t["diff"],
-             t["interval_short"], "p", t["holm"]],
+             t["interval_short"], "p", t["bh" if bh else "holm"]],
             [[c["a"], c["b"], c["group"], str(c["k"]), str(c["N"]), str(c["fail_a"]), str(c["fail_b"]),
               str(c["only_a"]), str(c["only_b"]), f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
-              f"{c['sign_p']:.3f}", f"{c['holm_p']:.3f}"] for c in comparisons])
+              f"{c['sign_p']:.3f}", f"{c['bh_p' if bh else 'holm_p']:.3f}"] for c in comparisons])
 
 
 def continuous_note(continuous: dict, t: dict) -> str:
@@ -164,12 +236,20 @@ def randomization_p(c: dict) -> str:
 
 
 def continuous_rows(tests: list[dict], t: dict) -> tuple[list[str], list[list[str]]]:
+    """One row per test; with an equivalence margin, the randomization TOST's p and what it says."""
+    tost = any("equivalence" in c for c in tests)
+
+    def equivalence(c):
+        e = c.get("equivalence")
+        return ["-"] if e is None else [f"{e['p']:.3f} (±{e['margin']:g}): "
+                                        + t["tost_yes" if e["equivalent"] else "tost_no"]]
     return (["A", "B", t["group"], t["measure"], "N", t["mean_of"].format(side="A"), t["mean_of"].format(side="B"),
-             "B - A", t["interval_short"], t["nonzero"], "p", t["holm"], t["role"]],
+             "B - A", t["interval_short"], t["nonzero"], "p", t["holm"], t["role"]]
+            + ([t["equivalence_column"]] if tost else []),
             [[c["a"], c["b"], c["group"], label(parse(c["measure"])), str(c["N"]), f"{c['mean_a']:.3f}",
               f"{c['mean_b']:.3f}", f"{c['diff']:+.3f}", f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]",
               str(c["nonzero"]), randomization_p(c),
-              f"{c['holm_p']:.3f}", t[f"role_{c['role']}"]] for c in tests])
+              f"{c['holm_p']:.3f}", t[f"role_{c['role']}"]] + (equivalence(c) if tost else []) for c in tests])
 
 
 def warning_lines(warnings: list[dict], t: dict) -> list[str]:
@@ -188,8 +268,49 @@ def primary_list(r: dict, t: dict) -> list[str]:
     return [f"{i}. {p}" for i, p in enumerate(r["primary"], 1)] or [t["no_primary"]]
 
 
+def _verdict_cell(v: dict, t: dict) -> str:
+    return f"{verdict_text(v, t)} ({v['diff']:+.3f}, [{v['ci'][0]:+.3f}, {v['ci'][1]:+.3f}], N {v['N']})"
+
+
+def tau_line(a: dict, t: dict) -> str:
+    """Kendall's tau-b of one human and one generated group, or why it is not given."""
+    words = {"human": a["human"], "generated": a["generated"], "measure": a["measure"], "n": a["conditions"]}
+    if a["why"] == "pair":
+        return t["agreement_pair"].format(**words)
+    if a["why"] == "ties":
+        side = next(g for g in ("human", "generated") if len(set(a["failure"][g].values())) < 2)
+        return t["agreement_ties"].format(side=a[side], **words)
+    return t["agreement_tau"].format(tau=a["tau"], p=a["p"], anchor=a["anchor"], **words)
+
+
+def agreement_lines(agreement: list[dict], t: dict) -> list[str]:
+    """Per human and generated group: each primary's verdict on both, and the tau line."""
+    return [line for a in agreement for line in (
+        *(t["agreement_verdicts"].format(a=v["a"], b=v["b"], human=a["human"], generated=a["generated"],
+                                         on_human=_verdict_cell(v["human"], t),
+                                         on_generated=_verdict_cell(v["generated"], t)) for v in a["verdicts"]),
+        tau_line(a, t))]
+
+
+def agreement_markdown(agreement: list[dict], t: dict) -> list[str]:
+    """The section of pairs.md setting generated and human groups side by side."""
+    lines = ["", f"## {t['agreement_title']}", "", t["agreement_note"]]
+    for a in agreement:
+        h, g = a["human"], a["generated"]
+        lines += ["", f"### {h} / {g} ({a['measure']})", "",
+                  markdown_table([t["agreement_primary"], t["agreement_on"].format(group=h),
+                                  t["agreement_on"].format(group=g)],
+                                 [[f"{v['a']} vs {v['b']}", _verdict_cell(v["human"], t),
+                                   _verdict_cell(v["generated"], t)] for v in a["verdicts"]]), "",
+                  markdown_table([t["agreement_condition"], f"{a['measure']} {h}", f"{a['measure']} {g}"],
+                                 [[c, f"{a['failure']['human'][c]:.3f}", f"{a['failure']['generated'][c]:.3f}"]
+                                  for c in a["failure"]["human"]]), "", tau_line(a, t)]
+    return lines
+
+
 def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], secondaries: list[dict], kept: dict,
-                   t: dict, about: dict, title: str, warnings: list[dict] = (), continuous: dict | None = None) -> str:
+                   t: dict, about: dict, title: str, warnings: list[dict] = (), continuous: dict | None = None,
+                   agreement: list[dict] = ()) -> str:
     """pairs.md: the corpus, the warnings, whether the run kept to its preregistration, the rule
     and the question files first, then the numbers."""
     r = rule_texts(rule, len(secondaries), t)
@@ -214,6 +335,8 @@ def pairs_markdown(rule: dict, files: list[dict], primaries: list[dict], seconda
     if continuous and continuous["tests"]:
         lines += ["", f"## {t['continuous_title']}", "", continuous_note(continuous, t), "",
                   markdown_table(*continuous_rows(continuous["tests"], t))]
+    if agreement:
+        lines += agreement_markdown(agreement, t)
     return "\n".join(lines) + "\n"
 
 
@@ -231,38 +354,90 @@ def plan_rows(p: dict, t: dict) -> tuple[list[str], list[list[str]]]:
     the questions each planning difference needs."""
     diffs = list(p["interval"]["needed"])
     return ([t["plan_test"].format(alpha=p["alpha"], power=p["power"]), t["plan_mdd_short"].format(n=p["N"]), *(t["plan_needed_short"].format(diff=d) for d in diffs)],
-            [[t[f"plan_{name}"], "-" if p[name]["min_detectable_diff"] is None else f"{p[name]['min_detectable_diff']:.3f}",
-              *(_needed_cell(p[name]["needed"][d], p) for d in diffs)] for name in ("interval", "sign")])
+            [[t[f"plan_{name}"].format(deff=p.get("design", {}).get("deff", 1.0)),
+              "-" if p[name]["min_detectable_diff"] is None else f"{p[name]['min_detectable_diff']:.3f}",
+              *(_needed_cell(p[name]["needed"][d], p) for d in diffs)]
+             for name in ("interval", "sign", "interval_clustered") if name in p])
 
 
 def plan_sentence(p: dict, t: dict) -> str:
-    """The plain sentence of a planned primary, by the verdict's interval: what its questions can
-    see, what more would."""
-    mdd = p["interval"]["min_detectable_diff"]
+    """The plain sentence of a planned primary, by the verdict's interval (with the clusters when the
+    pilot gave a design effect): what its questions can see, what more would."""
+    planned = p.get("interval_clustered", p["interval"])
+    mdd = planned["min_detectable_diff"]
     head = (t["plan_mdd"].format(n=p["N"], mdd=mdd, power=p["power"]) if mdd is not None
             else t["plan_mdd_none"].format(n=p["N"], power=p["power"]))
-    needed = "; ".join(_questions_for(d, n, p, t) for d, n in p["interval"]["needed"].items())
-    return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}."
+    needed = "; ".join(_questions_for(d, n, p, t) for d, n in planned["needed"].items())
+    return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}. {t['plan_assumes']}"
+
+
+def _generation_cell(g: dict | None) -> str:
+    """What generating a measure's questions costs, online / by a batch API."""
+    if g is None:
+        return "-"
+    return f"${g['online_usd']:,.2f} / " + ("-" if g["batch_usd"] is None else f"${g['batch_usd']:,.2f}")
+
+
+def effect_lines(prereg: dict, t: dict) -> list[str]:
+    """The questions each candidate measure needs for the smallest effect, and what generating them costs."""
+    e, plan = prereg["smallest_effect"], prereg["plan"]
+    lines = [f"## {t['effect_title'].format(effect=plan['smallest_effect'])}", ""]
+    if e is None:
+        return [*lines, t["effect_no_pilot"]]
+    p = e["pilot"]
+    priced = any(m.get("generation") for m in e["measures"].values())
+    rows = [[name, t["effect_sign"].format(psi=m["discordance"]) if m["test"] == "sign" else
+             t["effect_normal"].format(sd=m["sd"]), f"{m['needed']:,}" if m["needed"] else t["effect_none"],
+             *([_generation_cell(m.get("generation"))] if priced else [])]
+            for name, m in e["measures"].items()]
+    lines += [t["effect_pilot"].format(a=p["a"], b=p["b"], group=p["group"], n=p["N"], alpha=plan["alpha"],
+                                       power=plan["power"]), "",
+              markdown_table([t["effect_measure"], t["effect_test"], t["effect_needed"],
+                              *([t["effect_generating"]] if priced else [])], rows), ""]
+    g = e["generation"]
+    if g is None:
+        return [*lines, t["effect_unpriced"]] if e["most"] else lines
+    batch = t["effect_cost_batch"].format(batch=g["batch_usd"]) if g["batch_usd"] is not None else ""
+    return [*lines, t["effect_cost"].format(n=g["questions"], model=g["model"], tokens=g["input_tokens_per_call"],
+                                            out=g["output_tokens_per_call"], online=g["online_usd"], batch=batch)]
+
+
+def duration(hours: float, t: dict) -> str:
+    """Hours in the unit a reader plans with: minutes under an hour, days from two days."""
+    minutes, h, days = t["time_units"]
+    return minutes.format(hours * 60) if hours < 1 else h.format(hours) if hours < 48 else days.format(hours / 24)
+
+
+def embed_time_lines(slots: dict, t: dict) -> list[str]:
+    """Each model slot's expected embedding time (embed-time.json), or that no speed is measured yet."""
+    return [t["free_time"].format(slot=slot, rate=s["texts_per_s"], time=duration(s["hours"], t),
+                                  time_cores=duration(s["hours_cores"], t), **s) if s["texts_per_s"]
+            else t["free_time_none"].format(slot=slot, **s) for slot, s in slots.items()]
 
 
 def cost_lines(prereg: dict, t: dict) -> list[str]:
-    """What A1 will cost and take, or why there is no estimate."""
-    e, plan = prereg["estimate"], prereg["plan"]
+    """What each paid variant will cost (named when there are several) and all of them take, or
+    why there is no estimate; the free stages' embedding time."""
+    estimates, plan = prereg["estimates"], prereg["plan"]
     duration = t["plan_duration"].format(hours=prereg["duration_hours"], workers=plan["workers"],
                                          seconds=plan["seconds_per_call"])
-    if e is None:
-        return [t["plan_no_estimate"], duration]
-    cost = t["plan_cost"].format(backend=e["backend"], model=e["model"], calls=e["calls"], dollars=e["cost_usd"],
-                                 tokens=e["input_tokens_total"], output=e["usage"]["output_tokens"],
-                                 version=e["prices_version"])
-    if e.get("batch_cost_usd") is not None:   # estimates written before the batch prices have none
-        cost += t["plan_cost_batch"].format(online=e["online_cost_usd"], batch=e["batch_cost_usd"],
-                                            paid=t[f"plan_pays_{e['pays']}"])
-    return [cost, duration]
+    free = embed_time_lines(prereg["embed_time"], t)
+    if not estimates:
+        return [t["plan_no_estimate"], duration, *free]
+    lines = []
+    for variant, e in estimates.items():
+        cost = t["plan_cost"].format(backend=e["backend"], model=e["model"], calls=e["calls"], dollars=e["cost_usd"],
+                                     tokens=e["input_tokens_total"], output=e["usage"]["output_tokens"],
+                                     version=e["prices_version"])
+        if e.get("batch_cost_usd") is not None:   # estimates written before the batch prices have none
+            cost += t["plan_cost_batch"].format(online=e["online_cost_usd"], batch=e["batch_cost_usd"],
+                                                paid=t[f"plan_pays_{e['pays']}"])
+        lines.append(f"{variant}: {cost}" if len(estimates) > 1 else cost)
+    return [*lines, duration, *free]
 
 
 def preregistration_markdown(prereg: dict, t: dict) -> str:
-    """preregistration.md: what is committed to, what A1 will cost, what the questions can detect."""
+    """preregistration.md: what is committed to, what the paid variants will cost, what the questions can detect."""
     plan, corpus = prereg["plan"], prereg["corpus"]
     r = rule_texts(plan, prereg["secondary_family"], t)
     lines = [f"# {t['prereg_title']}", "", t["prereg_note"].format(written=prereg["written"]), "",
@@ -272,11 +447,15 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
         lines += [r["fallback"], ""]
     lines += [r["rule"], "", r["secondary"], "",
               t["prereg_power_setting"].format(alpha=plan["alpha"], power=plan["power"]), "",
+              *([t["prereg_equivalence"].format(alpha=plan["alpha"], margins=", ".join(
+                  f"{k} ±{v:g}" for k, v in plan["equivalence_margin"].items())), ""]
+                if plan.get("equivalence_margin") else []),
               t["prereg_corpus"].format(files=len(corpus["files"]), **{k: corpus[k] for k in
                                         ("format", "path", "sha256", "documents", "chunks")}), "",
               t["prereg_questions"].format(n=len(prereg["questions"])), "",
               markdown_table(*file_rows(prereg["question_files"], t)), "",
               f"## {t['prereg_cost_title']}", "", *(f"- {x}" for x in cost_lines(prereg, t)), "",
+              *effect_lines(prereg, t), "",
               f"## {t['prereg_power_title']}"]
     for i, p in enumerate(prereg["primaries"], 1):
         lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
@@ -287,8 +466,15 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
         pa, pb = p["planning"]["a"], p["planning"]["b"]
         lines += [f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",
                   f"- {t['plan_observed'].format(a=pa, b=pb, diff=p['observed_diff'])}",
-                  f"- {t['plan_floor']}", "",
-                  markdown_table(*plan_rows(p, t)), "", f"**{plan_sentence(p, t)}**"]
+                  f"- {t['plan_floor']}"]
+        if "design" in p:
+            d = p["design"]
+            lines.append(f"- {t['plan_clustered'].format(deff=d['deff'], size=d['mean_size'], icc=d['icc'])}")
+        if "equivalence" in p:
+            e = p["equivalence"]
+            cell = lambda n: f"{n:,}" if n is not None else f"> {p['max_n']:,}"  # noqa: E731
+            lines.append(f"- {t['plan_equivalence'].format(margin=e['margin'], psi=p['discordance'], power=p['power'], n=cell(e['needed']), nc=cell(e['needed_clustered']))}")
+        lines += ["", markdown_table(*plan_rows(p, t)), "", f"**{plan_sentence(p, t)}**"]
     return "\n".join(lines) + "\n"
 
 
@@ -297,6 +483,8 @@ def kept_lines(kept: dict, t: dict) -> list[str]:
     if kept["kept"]:
         return [t["kept_yes"].format(written=kept["preregistered"])]
     lines = [t["kept_no"].format(written=kept["preregistered"])]
+    if kept.get("after_paid"):
+        lines.append(t["kept_after_paid"].format(paid=kept["after_paid"][:19]))
     for key in ("edited", "added", "removed"):
         if kept[key]:
             lines.append(t[f"kept_{key}"].format(n=len(kept[key]), ids=", ".join(kept[key])))
@@ -346,3 +534,41 @@ def chunking_markdown(result: dict) -> str:
     md += ["", f"## Each strategy against {strategies[0]['name']} (strict hit@{k}; one family, Holm)", "",
            markdown_table(*chunking_pair_rows(comparisons)) if comparisons else "-"]
     return "\n".join(md) + "\n"
+
+
+class Shortened(NamedTuple):
+    """A cell shown shortened in HTML, its whole value in the cell's title (on hover); whole in Markdown."""
+    value: str
+    shown: int = 12
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Linked(NamedTuple):
+    """A cell that links to `href` in HTML; its value alone in Markdown."""
+    value: str
+    href: str
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _td(c) -> str:
+    if isinstance(c, Linked):
+        return f'<td><a href="{escape(c.href)}">{escape(c.value)}</a></td>'
+    if isinstance(c, Shortened) and len(c.value) > c.shown:
+        return f'<td title="{escape(c.value)}"><code>{escape(c.value[:c.shown])}…</code></td>'
+    return f"<td>{escape(str(c))}</td>"
+
+
+def markdown_table(head: list[str], rows: list[list[str]]) -> str:
+    def line(row):
+        return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |"
+    return "\n".join([line(head), "|" + "---|" * len(head), *map(line, rows)])
+
+
+def html_table(head: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{escape(str(h))}</th>" for h in head)
+    body = "".join("<tr>" + "".join(map(_td, row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"

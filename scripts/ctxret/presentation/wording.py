@@ -1,7 +1,7 @@
 """The words of the reports, in each report language (config `report.language`)."""
 from __future__ import annotations
 
-from ..errors import InputError
+from ctxret.errors import InputError
 
 LANGUAGES = ("ko", "en")
 
@@ -10,7 +10,39 @@ WORDING = {
         "holds": "holds",
         "undecided": "cannot be distinguished with this many questions",
         "reversed": "came out the other way",
+        "equivalent": "equivalent within ±{margin:g}",
+        "bca": "BCa bootstrap interval (bias-corrected and accelerated, same resamples): [{lo:+.3f}, {hi:+.3f}]",
+        "review_counts": "generated, review {mode}: {accepted} accepted, {rejected} rejected, {not_reviewed} not "
+                         "reviewed",
+        "rule_cluster_t": "The verdict reads the cluster-robust t interval in place of the bootstrap's "
+                          "(pairs.interval: cluster_t).",
+        "cluster_t": "cluster-robust t interval ({clusters} clusters, t with {df} degrees of freedom; no resampling): "
+                     "[{lo:+.3f}, {hi:+.3f}]",
+        "tost": "equivalence within ±{margin:g} (TOST at alpha {alpha}): exact unconditional tests (Berger-Boos) "
+                "p = {p_lower:.3f} (diff <= -{margin:g}) and {p_upper:.3f} (diff >= +{margin:g}); "
+                "{level:.0%} cluster-bootstrap interval [{lo:+.3f}, {hi:+.3f}] {inside}: {said}",
+        "tost_inside": "inside the margin", "tost_outside": "not inside the margin",
+        "tost_yes": "equivalent", "tost_no": "not shown equivalent",
+        "power_clustered": "with the clusters (design effect {deff:.2f} = 1 + ({size:.2f} - 1) x ICC {icc:.3f}, "
+                           "verdict's interval): smallest difference {mdd}; questions needed {needed}",
+        "equivalence_column": "TOST p (±margin)",
+        "bh": "BH p",
+        "secondary_rule_bh": "Every other comparison is secondary: one family of {n} comparisons with "
+                             "Benjamini-Hochberg-adjusted (false discovery rate) sign-test p values. None of them "
+                             "is promoted to a conclusion.",
+        "prereg_equivalence": "Equivalence margins (TOST at alpha {alpha}; verdict \"equivalent within ±margin\" "
+                              "when the interval contains 0 and the TOST rejects both sides): {margins}.",
+        "plan_equivalence": "to show equivalence within ±{margin:g} when the true difference is 0 "
+                            "(TOST, normal approximation at discordance {psi:.3f}, power {power:.0%}): {n} questions "
+                            "independent, {nc} with the clusters",
+        "plan_clustered": "design effect of the planning pair's paired differences: {deff:.2f} = 1 + ({size:.2f} - 1) "
+                          "x ICC {icc:.3f}; the plan's sentence counts the clusters",
+        "plan_interval_clustered": "the verdict's interval, with the clusters (design effect {deff:.2f})",
         "score_title": "Score",
+        "judged_line": "Judged set {set}: {questions} questions, relevance graded 0-3 by the LLM over the pool of "
+                       "every condition's top {depth} ({pairs} (query, chunk) pairs: {paid} paid, "
+                       "{stored} from the store); {without} with nothing relevant in the pool are not scored.",
+        "judged_kappa": " Against the gold of {n} of its questions ({pairs} pairs): Cohen's kappa {kappa}.",
         "score_note": "fail@k: no gold chunk in the top k. hit@k = 1 - fail@k; recall@k: the mean share of "
                       "a question's gold units (its passages, chunk ids or documents, or groups of them, any "
                       "member satisfying a group) with a chunk in the top k (the cookbook's Pass@k is the same "
@@ -68,9 +100,17 @@ WORDING = {
                        "{psi:.3f} = {d}/{n})",
         "mdd": "smallest difference detectable with {n} questions: {mdd}",
         "mdd_none": "none (with this discordance no difference reaches the power)",
-        "needed": "questions needed to detect the observed difference {diff:.3f}: {needed}",
+        "needed": "questions needed to detect the observed difference {diff:.3f} (at this comparison's own "
+                  "discordance, after the run; the preregistration plans at its planning pair's): {needed}",
         "needed_none": "not defined (no difference observed)",
         "needed_over": "more than {max_n:,}",
+        "answer": "{a} vs {b} on {group} ({n} questions, failure@{k}): {verdict}, difference {diff:+.3f} (95 % "
+                  "interval [{lo:+.3f}, {hi:+.3f}]); {mdd}; {needed}.",
+        "answer_mdd": "these questions can see a difference of {mdd:.3f} or more",
+        "answer_mdd_none": "no difference is within what these questions can see",
+        "answer_needed": "about {n} questions would show the observed one",
+        "answer_needed_none": "no difference was observed",
+        "answer_needed_over": "more than {max_n:,} questions would be needed to show it",
         "flips": "Questions that flipped ({n})",
         "no_flips": "No question flipped.",
         "qid": "id", "question": "question", "gold_chunk": "gold chunk", "rank": "rank",
@@ -79,6 +119,10 @@ WORDING = {
         "none_promoted": "None of these comparisons is promoted to a conclusion; they show where to look.",
         "diff": "difference", "interval_short": "95 % interval", "holm": "Holm p",
         "ledger_title": "Context cost ledger", "tokens_title": "Tokens and truncation",
+        "ledger_labels": {},   # the ledger's own field names (contexts.ledger.summarize), and long_texts' words
+        "token_head": ["variant", "model", "mean", "max", "over limit", "limit", "texts", "long texts",
+                       "query prefix", "passage prefix"],
+        "prefix_none": "none",
         "precision": "Embedding precision (settled once for the run)",
         "precision_how": {"configured": "configured", "auto on this machine": "auto on this machine",
                           "the backend's own": "the backend's own"},
@@ -97,6 +141,7 @@ WORDING = {
         "documents": "{n} {language}document{s}",
         "corpus_line": "Corpus: {corpus}, {n} documents kept; language {language} ({how})",
         "language_found": "found in the text: {reason}; Hangul {hangul:.0%}, Latin {latin:.0%} of the letters",
+        "language_mixed": "; a mixed corpus: {shares} of the documents, the majority's language for every document",
         "language_stated": "stated in corpus.language",
         "verdicts_title": "Verdicts of the primary comparisons",
         "prereg_title": "Preregistration (written by the free stages, before any paid call)",
@@ -110,6 +155,33 @@ WORDING = {
                          "{chunks} chunks.",
         "prereg_questions": "Questions: {n}, each hashed by its content (preregistration.json, `questions`).",
         "prereg_cost_title": "What the paid contexts (A1) will cost and take",
+        "agreement_title": "Generated and human questions side by side",
+        "agreement_note": "Each primary's rule applied to a generated group beside its verdict on the human "
+                          "group (on the generated group not a preregistered verdict: for agreement only), and "
+                          "how far the two groups order all conditions alike by the primary measure.",
+        "agreement_primary": "primary", "agreement_on": "on {group}", "agreement_condition": "condition",
+        "agreement_verdicts": "{a} vs {b}: on {human} {on_human}; on {generated} {on_generated}",
+        "agreement_tau": "Kendall's τ-b between the orderings of the {n} conditions by {measure} on {human} and on "
+                         "{generated}: {tau:.2f} (p {p:.3f}); the field's anchor: TREC DL 2023 found τ = "
+                         "{anchor:g} between synthetic and human queries.",
+        "agreement_pair": "Kendall's τ is not given: with {n} conditions (one pair) the orderings by {measure} on "
+                          "{human} and on {generated} can only agree or reverse (τ = ±1 by construction); the "
+                          "verdicts side by side are the comparison.",
+        "agreement_ties": "Kendall's τ is undefined: on {side} all {n} conditions have the same {measure}, which "
+                          "orders nothing.",
+        "effect_title": "Questions for the smallest effect of interest ({effect:g})",
+        "effect_pilot": "From the free pilot {a} vs {b} on {group} ({n} questions), at alpha {alpha}, power {power:.0%}:",
+        "effect_sign": "exact sign test at the pilot's discordance {psi:.3f}",
+        "effect_normal": "normal approximation from the pilot's paired differences (sd {sd:.3f})",
+        "effect_measure": "measure", "effect_test": "planned with", "effect_needed": "questions needed",
+        "effect_generating": "generating them (online / batch API)",
+        "effect_none": "not reachable (no difference in the pilot, or over the cap)",
+        "effect_cost": "Generating {n:,} questions with {model} (`generate`, one call each, {tokens:,} prompt and "
+                       "{out} reply tokens a call, nothing cached): ${online:,.2f} online{batch}; the filters drop "
+                       "some, so ask for more.",
+        "effect_cost_batch": ", ${batch:,.2f} by a batch API",
+        "effect_unpriced": "Generating them is not priced: no LLM backend (contexts.llm).",
+        "effect_no_pilot": "No free pilot pair with questions: nothing to plan the smallest effect from.",
         "plan_cost": "estimate for {backend} {model} (prices {version}): {calls:,} calls, input {tokens:,} tokens, "
                      "output {output:,} tokens, ${dollars:,.2f}",
         "plan_cost_batch": " (the same calls online ${online:,.2f}, by a batch API ${batch:,.2f}; this backend "
@@ -118,6 +190,14 @@ WORDING = {
         "plan_pays_batch": "batch",
         "plan_no_estimate": "A1 is not configured (contexts.llm.backend): no cost estimate; set a backend and "
                             "preregister again before paying.",
+        "free_time": "embedding with {slot}: {texts:,} texts ({variants} variants x {chunks:,} chunks + {questions:,} "
+                     "questions; those already in the store are not embedded again) at {rate:.1f} texts/s, measured on "
+                     "this machine at {threads} threads over {measured_texts:,} texts: about {time} with "
+                     "{threads} threads, {time_cores} with {cores} cores ({jobs} jobs at once)",
+        "time_units": ["{:.0f} min", "{:.1f} h", "{:.1f} days"],
+        "free_time_none": "embedding with {slot}: {texts:,} texts ({variants} variants x {chunks:,} chunks + "
+                          "{questions:,} questions); no speed measured on this machine yet for this model at "
+                          "{threads} threads: run once on a sample (corpus.sample) and estimate again",
         "plan_duration": "duration: {hours:.1f} h with {workers} documents at once (llm_workers), "
                          "{seconds:g} s a call (contexts.seconds_per_call)",
         "prereg_power_title": "What these questions can detect",
@@ -130,6 +210,8 @@ WORDING = {
                     "(power {power:.0%})",
         "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
         "plan_reference": "the reference's effects were 0.025–0.037",
+        "plan_assumes": "These figures assume the planning pair's discordance, measured before anything is paid; "
+                        "pairs.md gives each comparison's own, after the run.",
         "plan_floor": "a difference larger than the planning discordance is planned at a discordance equal to "
                       "it (every disagreeing question going one way: the fewest questions it can need)",
         "plan_test": "test (alpha {alpha}, power {power:.0%})",
@@ -147,6 +229,8 @@ WORDING = {
         "kept_edited": "{n} questions edited since: {ids}",
         "kept_added": "{n} questions added since: {ids}",
         "kept_removed": "{n} questions removed since: {ids}",
+        "kept_after_paid": "it was written after the paid runs it would judge (A1's, of {paid} UTC): a "
+                           "preregistration deleted and written again; it fixes nothing in advance",
         "kept_rule": "{key} changed: preregistered {then}, now {now}",
         "warnings_title": "Warnings",
         "warn_sample": "question set {set}: its sample ({sample}) is above its {size} questions, so all {size} "
@@ -154,6 +238,9 @@ WORDING = {
         "warn_language": "corpus.language is {language}, but {share:.0%} of the kept documents' letters are "
                          "Hangul: the prompt's language, the Hangul check of contexts, the BM25 analyser and "
                          "the report's language follow corpus.language; set it to the text's language",
+        "warn_question_language": "question set {set}: its questions are in {language} ({share:.0%} of them), "
+                                  "the corpus in {corpus}: BM25 analyses them with the corpus's analyser, so only "
+                                  "words both languages share (names, identifiers) can match",
         "warn_cluster_key": "questions.cluster_key {cluster_key!r} matches no question id: each of the {n} "
                             "questions is a bootstrap cluster of its own (an H question and its P paraphrase "
                             "are not paired); fix the pattern or give the questions a `cluster`",
@@ -162,7 +249,34 @@ WORDING = {
         "holds": "성립",
         "undecided": "이 질문 수로는 구분할 수 없다",
         "reversed": "반대로 나왔다",
+        "equivalent": "±{margin:g} 안에서 동등하다",
+        "bca": "BCa 부트스트랩 구간 (편향 보정·가속, 같은 재표본): [{lo:+.3f}, {hi:+.3f}]",
+        "review_counts": "생성된 질문, 검토 {mode}: 채택 {accepted}, 기각 {rejected}, 미검토 {not_reviewed}",
+        "rule_cluster_t": "판정은 부트스트랩 구간 대신 군집 강건 t 구간을 본다 (pairs.interval: cluster_t).",
+        "cluster_t": "군집 강건 t 구간 (군집 {clusters}개, 자유도 {df}의 t; 재표본 없음): [{lo:+.3f}, {hi:+.3f}]",
+        "tost": "±{margin:g} 안의 동등성 (TOST, 유의수준 {alpha}): 정확한 무조건 검정 (Berger-Boos) "
+                "p = {p_lower:.3f} (차이 <= -{margin:g}), {p_upper:.3f} (차이 >= +{margin:g}); "
+                "{level:.0%} 군집 부트스트랩 구간 [{lo:+.3f}, {hi:+.3f}] {inside}: {said}",
+        "tost_inside": "한계 안", "tost_outside": "한계 밖",
+        "tost_yes": "동등하다", "tost_no": "동등성이 보이지 않았다",
+        "power_clustered": "군집을 고려하면 (설계 효과 {deff:.2f} = 1 + ({size:.2f} - 1) x ICC {icc:.3f}, "
+                           "판정 구간): 최소 차이 {mdd}; 필요한 질문 수 {needed}",
+        "equivalence_column": "TOST p (±한계)",
+        "bh": "BH p",
+        "secondary_rule_bh": "나머지 비교는 모두 이차 비교다: {n}개 비교가 한 묶음이며 부호 검정 p 값은 "
+                             "Benjamini-Hochberg(거짓 발견률)로 보정한다. 어느 것도 결론으로 승격하지 않는다.",
+        "prereg_equivalence": "동등성 한계 (TOST, 유의수준 {alpha}; 구간이 0을 포함하고 TOST가 양쪽을 모두 "
+                              "기각하면 판정은 \"±한계 안에서 동등하다\"): {margins}.",
+        "plan_equivalence": "실제 차이가 0일 때 ±{margin:g} 안의 동등성을 보이려면 (불일치율 {psi:.3f}에서 TOST의 "
+                            "정규 근사, 검정력 {power:.0%}): 독립 가정 {n}문항, 군집 고려 {nc}문항",
+        "plan_clustered": "계획 쌍의 문항별 차이의 설계 효과: {deff:.2f} = 1 + ({size:.2f} - 1) x ICC {icc:.3f}; "
+                          "계획 문장은 군집을 고려한 수치다",
+        "plan_interval_clustered": "판정 구간, 군집 고려 (설계 효과 {deff:.2f})",
         "score_title": "점수",
+        "judged_line": "판정 세트 {set}: 질문 {questions}개, 모든 조건의 상위 {depth}개를 모은 풀을 LLM이 0-3 등급으로 "
+                       "판정했다((질의, 청크) 쌍 {pairs}개: {paid}개 지불, {stored}개 저장소에서); 풀에 "
+                       "관련 청크가 없는 {without}개는 채점하지 않는다.",
+        "judged_kappa": " 질문 {n}개의 정답과 비교({pairs}쌍): 코헨의 카파 {kappa}.",
         "score_note": "fail@k: 정답 청크가 상위 k개에 하나도 없음. hit@k = 1 - fail@k; recall@k: 질문의 정답 "
                       "단위(정답 문장, 청크 id, 문서, 또는 그 묶음: 묶음은 하나만 찾아도 충족) 가운데 "
                       "그 청크가 상위 k개에 든 단위의 비율의 평균 "
@@ -217,9 +331,17 @@ WORDING = {
                        "{psi:.3f} = {d}/{n})",
         "mdd": "{n}문항으로 검출할 수 있는 최소 차이: {mdd}",
         "mdd_none": "없음 (이 불일치율로는 어떤 차이도 그 검정력에 이르지 못한다)",
-        "needed": "관측된 차이({diff:.3f})를 검출하는 데 필요한 질문 수: {needed}",
+        "needed": "관측된 차이({diff:.3f})를 검출하는 데 필요한 질문 수 (실행 뒤 이 비교 자신의 불일치율 기준; "
+                  "사전 등록은 계획 쌍의 불일치율로 계획한다): {needed}",
         "needed_none": "정의되지 않음 (관측된 차이가 없다)",
         "needed_over": "{max_n:,}개 초과",
+        "answer": "{group}({n}문항, failure@{k})에서 {a} 대 {b}: {verdict}, 차이 {diff:+.3f} (95 % 구간 "
+                  "[{lo:+.3f}, {hi:+.3f}]); {mdd}; {needed}.",
+        "answer_mdd": "이 질문들로 볼 수 있는 차이는 {mdd:.3f} 이상이다",
+        "answer_mdd_none": "이 질문들로 볼 수 있는 차이가 없다",
+        "answer_needed": "관측된 차이를 보이려면 약 {n}개의 질문이 필요하다",
+        "answer_needed_none": "관측된 차이가 없다",
+        "answer_needed_over": "관측된 차이를 보이려면 {max_n:,}개보다 많은 질문이 필요하다",
         "flips": "결과가 뒤바뀐 질문 ({n})",
         "no_flips": "결과가 뒤바뀐 질문이 없다.",
         "qid": "id", "question": "질문", "gold_chunk": "정답 청크", "rank": "순위",
@@ -228,6 +350,20 @@ WORDING = {
         "none_promoted": "이 비교들은 어느 것도 결론으로 승격하지 않는다; 어디를 볼지 알려 줄 뿐이다.",
         "diff": "차이", "interval_short": "95 % 구간", "holm": "Holm p",
         "ledger_title": "문맥 비용 장부", "tokens_title": "토큰과 잘림",
+        "ledger_labels": {
+            "results": "작성된 문맥", "chunks": "청크", "failed": "실패", "calls": "호출", "discarded": "버린 답",
+            "malformed_usage": "사용량 기록 오류", "priced_at": "가격 기준", "online": "온라인", "batch": "배치",
+            "model_keys": "모델", "turns": "턴", "usage": "토큰 사용량", "input_tokens": "입력 토큰",
+            "output_tokens": "출력 토큰", "cache_creation_input_tokens": "캐시에 쓴 입력 토큰",
+            "cache_read_input_tokens": "캐시에서 읽은 입력 토큰", "input_tokens_total": "입력 토큰 합계",
+            "cache_read_share": "캐시에서 읽은 비율", "cost_usd": "비용 (USD)", "cost_per_call": "호출당 비용",
+            "min": "최소", "median": "중앙값", "p90": "90번째 백분위", "max": "최대", "first_start": "첫 호출",
+            "last_end": "마지막 응답", "elapsed_hours": "걸린 시간 (시간)", "document_tokens": "문서 토큰",
+            "cost_per_million_document_tokens": "문서 토큰 백만 개당 비용", "truncated": "잘라 냄",
+            "windowed": "창으로 나눔"},
+        "token_head": ["변형", "모델", "평균", "최대", "한도 초과", "한도", "텍스트", "긴 텍스트", "질의 접두어",
+                       "문단 접두어"],
+        "prefix_none": "없음",
         "precision": "임베딩 정밀도 (실행마다 한 번 정함)",
         "precision_how": {"configured": "설정대로", "auto on this machine": "이 기계에서 auto로 정함",
                           "the backend's own": "백엔드 고유"},
@@ -245,6 +381,7 @@ WORDING = {
         "documents": "{language}문서 {n}건",
         "corpus_line": "말뭉치: {corpus}, 남긴 문서 {n}건; 언어 {language} ({how})",
         "language_found": "본문에서 찾음: 한글 {hangul:.0%}, 라틴 문자 {latin:.0%}",
+        "language_mixed": "; 여러 언어가 섞인 말뭉치: 문서의 {shares}, 모든 문서에 다수 언어를 적용",
         "language_stated": "corpus.language에 지정",
         "verdicts_title": "주 비교의 판정",
         "prereg_title": "사전 등록 (무료 단계가 유료 호출 전에 작성)",
@@ -258,6 +395,31 @@ WORDING = {
                          "청크 {chunks}개.",
         "prereg_questions": "질문: {n}개, 각각 내용으로 해시함 (preregistration.json의 `questions`).",
         "prereg_cost_title": "유료 문맥(A1)의 비용과 시간",
+        "agreement_title": "생성한 질문과 사람이 쓴 질문 나란히",
+        "agreement_note": "각 주 비교의 규칙을 생성한 그룹에 적용한 결과를 사람이 쓴 그룹의 판정 옆에 둔다 "
+                          "(생성한 그룹의 판정은 사전 등록한 판정이 아니라 일치를 보기 위한 것이다). 두 그룹이 "
+                          "주 지표로 모든 조건을 얼마나 같은 순서로 세우는지도 보인다.",
+        "agreement_primary": "주 비교", "agreement_on": "{group}에서", "agreement_condition": "조건",
+        "agreement_verdicts": "{a} 대 {b}: {human}에서 {on_human}; {generated}에서 {on_generated}",
+        "agreement_tau": "{human}과 {generated}에서 {measure}로 세운 조건 {n}개의 순서 사이의 Kendall τ-b: "
+                         "{tau:.2f} (p {p:.3f}); 이 분야의 기준점: TREC DL 2023에서 합성 질의와 사람 질의 사이 "
+                         "τ = {anchor:g}.",
+        "agreement_pair": "Kendall τ는 내지 않는다: 조건이 {n}개(한 쌍)뿐이면 {human}과 {generated}에서 "
+                          "{measure}로 세운 순서는 같거나 뒤집힐 수밖에 없다(정의상 τ = ±1); 나란히 놓은 판정이 "
+                          "비교다.",
+        "agreement_ties": "Kendall τ는 정의되지 않는다: {side}에서 조건 {n}개의 {measure}가 모두 같아 순서가 없다.",
+        "effect_title": "관심 있는 가장 작은 효과({effect:g})에 필요한 질문",
+        "effect_pilot": "무료 예비 비교 {a} 대 {b}, {group} (질문 {n}개)에서, 유의수준 {alpha}, 검정력 {power:.0%}:",
+        "effect_sign": "예비 비교의 불일치율 {psi:.3f}에서 정확한 부호 검정",
+        "effect_normal": "예비 비교의 짝지은 차이로 한 정규 근사 (표준편차 {sd:.3f})",
+        "effect_measure": "지표", "effect_test": "계획 방법", "effect_needed": "필요한 질문",
+        "effect_generating": "생성 비용 (온라인 / 배치 API)",
+        "effect_none": "도달할 수 없음 (예비 비교에 차이가 없거나 상한 초과)",
+        "effect_cost": "{model}로 질문 {n:,}개 생성 (`generate`, 질문마다 호출 한 번, 호출당 프롬프트 {tokens:,} 토큰, "
+                       "답 {out} 토큰, 캐시 없음): 온라인 ${online:,.2f}{batch}; 필터가 일부를 버리므로 더 많이 요청할 것.",
+        "effect_cost_batch": ", 배치 API ${batch:,.2f}",
+        "effect_unpriced": "생성 비용은 계산하지 않음: LLM 백엔드 없음 (contexts.llm).",
+        "effect_no_pilot": "질문이 있는 무료 예비 비교가 없어 가장 작은 효과를 계획할 수 없음.",
         "plan_cost": "{backend} {model} 추정 (가격표 {version}): 호출 {calls:,}회, 입력 {tokens:,} 토큰, "
                      "출력 {output:,} 토큰, ${dollars:,.2f}",
         "plan_cost_batch": " (같은 호출이 온라인 ${online:,.2f}, 배치 API ${batch:,.2f}; 이 백엔드는 {paid} 가격을 "
@@ -266,6 +428,14 @@ WORDING = {
         "plan_pays_batch": "배치",
         "plan_no_estimate": "A1이 설정되지 않았다 (contexts.llm.backend): 비용 추정 없음; 백엔드를 설정하고 "
                             "비용을 내기 전에 다시 사전 등록하라.",
+        "free_time": "{slot} 임베딩: 텍스트 {texts:,}개 (변형 {variants}개 x 청크 {chunks:,}개 + 질문 {questions:,}개; "
+                     "저장소에 이미 있는 것은 다시 임베딩하지 않는다), 이 기계에서 스레드 {threads}개로 텍스트 "
+                     "{measured_texts:,}개에 걸쳐 잰 속도 초당 {rate:.1f}개: 스레드 {threads}개로 약 {time}, "
+                     "코어 {cores}개로 {time_cores} (작업 {jobs}개 동시)",
+        "time_units": ["{:.0f}분", "{:.1f}시간", "{:.1f}일"],
+        "free_time_none": "{slot} 임베딩: 텍스트 {texts:,}개 (변형 {variants}개 x 청크 {chunks:,}개 + 질문 "
+                          "{questions:,}개); 이 모델을 스레드 {threads}개로 돌린 속도를 이 기계에서 아직 재지 않았다: "
+                          "표본(corpus.sample)으로 한 번 실행한 뒤 다시 추정한다",
         "plan_duration": "소요 시간: 문서 {workers}개 동시 처리(llm_workers), 호출당 {seconds:g}초"
                          "(contexts.seconds_per_call)로 {hours:.1f}시간",
         "prereg_power_title": "이 질문들로 검출할 수 있는 것",
@@ -277,6 +447,8 @@ WORDING = {
         "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
         "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
         "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",
+        "plan_assumes": "이 수치는 돈을 쓰기 전에 잰 계획 쌍의 불일치율을 가정한다; pairs.md는 실행 뒤 각 비교 자신의 "
+                        "불일치율로 다시 계산한다.",
         "plan_floor": "계획 불일치율보다 큰 차이는 불일치율을 그 차이와 같게 두고 계획한다 (불일치 문항이 "
                       "모두 한쪽으로 간 경우: 그 차이에 필요한 가장 적은 질문 수)",
         "plan_test": "검정 (유의수준 {alpha}, 검정력 {power:.0%})",
@@ -292,6 +464,8 @@ WORDING = {
         "kept_edited": "이후 수정된 질문 {n}개: {ids}",
         "kept_added": "이후 추가된 질문 {n}개: {ids}",
         "kept_removed": "이후 삭제된 질문 {n}개: {ids}",
+        "kept_after_paid": "사전 등록이 판정할 유료 실행(A1, {paid} UTC)보다 나중에 쓰였다: 지워지고 다시 쓰인 "
+                           "사전 등록이라 미리 정한 것이 없다",
         "kept_rule": "{key} 바뀜: 사전 등록 {then}, 지금 {now}",
         "warnings_title": "경고",
         "warn_sample": "질문 세트 {set}: 표본 크기({sample})가 질문 수 {size}보다 커서 {size}문항을 모두 쓴다; "
@@ -299,16 +473,13 @@ WORDING = {
         "warn_language": "corpus.language가 {language}인데 남긴 문서의 글자 중 {share:.0%}가 한글이다: 프롬프트의 "
                          "언어, 문맥의 한글 검사, BM25 분석기, 보고서의 언어가 corpus.language를 따르니 본문의 "
                          "언어로 맞춘다",
+        "warn_question_language": "질문 세트 {set}: 질문은 {language}({share:.0%}), 말뭉치는 {corpus}이다: BM25는 "
+                                  "질문도 말뭉치의 분석기로 분석하므로 두 언어에 같은 단어(이름, 식별자)만 맞는다",
         "warn_cluster_key": "questions.cluster_key {cluster_key!r}에 맞는 질문 id가 없다: 질문 {n}개가 각각 "
                             "하나의 부트스트랩 클러스터다(H 질문과 그 P 바꿔 쓰기가 짝지어지지 않는다); 패턴을 "
                             "고치거나 질문에 `cluster`를 준다",
     },
 }
-
-
-# A corpus language's name in each report language (the titles'); another language goes unnamed
-LANGUAGE_NAMES = {"en": {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian"},
-                  "ko": {"ko": "한국어", "en": "영어", "ja": "일본어", "zh": "중국어", "ru": "러시아어"}}
 
 
 def wording(language: str) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Scoring that does not confuse "not found" with "not recognised". A question's gold units do not
 depend on the strategy: a passage's units are the units of its document it overlaps (`## `
-section, clause or source paragraph: ctxret.documents.units_of), chunk gold names units
+section, clause or source paragraph: ctxret.text.documents.units_of), chunk gold names units
 itself, document gold is its documents. Every chunk has a representative unit, the unit
 covering most of its characters (the earlier one on a tie; ctxret.stages.chunks.covered_units).
 
@@ -14,26 +14,25 @@ covering most of its characters (the earlier one on a tie; ctxret.stages.chunks.
 Each strategy is paired with the experiment's own chunker on strict hit@k, per retriever: one
 family of comparisons, Holm-adjusted, no verdict.
 """
-from __future__ import annotations
-
 import statistics
 
-from ..documents import units_of
-from ..fileio import read_json, read_jsonl, write_json, write_text
-from ..paired import compare
-from ..presentation.figures import plot_chunking
-from ..metrics import Judged, Measure, gold_rank
-from ..outcomes import condition_name
-from ..presentation.pages import chunking_markdown, chunking_rows
-from ..questionset import cluster_of, gold_groups, gold_kind
-from ..runs import read_run
-from ..stats import holm
-from ..presentation.tables import markdown_table
+from ctxret.evaluation.metrics import Judged, Measure, condition_name, gold_rank
+from ctxret.evaluation.paired import compare
+from ctxret.evaluation.stats import holm
+from ctxret.fileio import read_json, read_jsonl, write_json, write_text
+from ctxret.presentation.figures import plot_chunking
+from ctxret.presentation.pages import chunking_markdown, chunking_rows, markdown_table
+from ctxret.questions.sets import cluster_of, gold_groups, gold_kind
+from ctxret.retrieval.runs import read_run
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.text.documents import units_of
 
 
 def gold_units(question: dict, docs: dict[str, dict]) -> list[str]:
-    """The units a question's gold names or (passages) falls in."""
+    """The units a question's gold names or (passages) falls in (none for a judged set's question without gold)."""
     kind = gold_kind(question)
+    if kind in ("none", "any"):   # gold_any: alternatives of several kinds, no one unit to compare
+        return []
     if kind == "doc":
         return [d for g in gold_groups(question["gold_docs"]) for d in g]
     if kind == "chunk":
@@ -85,7 +84,7 @@ def audit_rows(qids: list[str], units: dict[str, list[str]], strategies: list[di
                                       for s in strategies)] for q in qids]
 
 
-def run(input, output, params, **_) -> None:
+def chunking(input, output, params, **_) -> None:
     docs = {d["slug"]: d for d in read_jsonl(input.docs)}
     questions = [q for q in read_jsonl(input.questions) if q["set"] in set(params.sets)]
     units = {q["id"]: gold_units(q, docs) for q in questions}
@@ -128,3 +127,7 @@ def run(input, output, params, **_) -> None:
     write_text(output.md, chunking_markdown(result))
     plot_chunking(strategies, k, output.plot)
     print(markdown_table(*chunking_rows(strategies, k, mrr_k)))
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

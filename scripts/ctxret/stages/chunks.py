@@ -2,23 +2,21 @@
 character span of its document.
 
 Every chunk names the units it covers (`units`) and its representative unit (`unit`): the one
-covering most of its characters, the earlier one on a tie (units: ctxret.documents.units_of);
+covering most of its characters, the earlier one on a tie (units: ctxret.text.documents.units_of);
 `doc` and `name` are the user's ids of its document and of itself (`name_chunks`).
 """
-from __future__ import annotations
-
 import hashlib
-import re
 import resource
 import statistics
 import time
 from collections import Counter
 from typing import Iterable, Iterator
 
-from ..chunkers import CHUNKERS, Tools, spans
-from ..chunktext import t0_text, t1_text
-from ..documents import units_of
-from ..fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
+from ctxret.chunkers import CHUNKERS, Tools, spans
+from ctxret.fileio import read_jsonl, sha256_file, sha256_text, write_jsonl
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.text.chunk_text import t0_text, t1_text
+from ctxret.text.documents import own_id, units_of
 
 
 def covered_units(units: list[dict], start: int, end: int) -> tuple[str, list[str]]:
@@ -53,27 +51,22 @@ def chunk_corpus(docs: list[dict], settings: dict, chunker: str, tools: Tools | 
     return list(chunk_rows(docs, settings, chunker, tools))
 
 
-def _trec_safe(name: str) -> str:
-    return re.sub(r"\s+", "_", name.strip())
-
-
 def name_chunks(docs: list[dict], chunks: Iterable[dict]) -> Iterator[dict]:
-    """Each chunk's `doc` (its document's own id: the source's, else the slug) and `name`, what
-    runs, qrels and reports call it: the source's own unit when the chunk is exactly one (a given
-    chunk's id, a SQuAD paragraph), the document's id when it is the whole document, else
-    `<doc>#<n>`, its n-th chunk (the internal chunk_id stays the runs' short key). Whitespace
-    becomes `_` (TREC files split on it); a name another chunk already has gets `~<chunk_id>`.
-    Each chunk is named as it passes."""
+    """Each chunk's `doc` (its document's own id, as the source gives it: else the slug) and
+    `name`, what the explorer, the flip lists and (whitespace as `_`: ctxret.retrieval.runs) the
+    TREC files call it: the source's own unit when the chunk is exactly one (a given chunk's id,
+    a SQuAD paragraph), the document's id when it is the whole document, else `<doc>#<n>`, its
+    n-th chunk (the internal chunk_id stays the runs' short key); a name another chunk already
+    has gets `~<chunk_id>`. Each chunk is named as it passes."""
     by_slug = {d["slug"]: d for d in docs}
     spans = {d["slug"]: {(u["start"], u["end"]): u["id"] for u in d.get("units", [])} for d in docs}
     n, taken = Counter(), set()
     for c in chunks:
         doc = by_slug[c["slug"]]
-        c["doc"] = _trec_safe(str((doc.get("meta") or {}).get("id", doc["slug"])))
+        c["doc"] = own_id(doc)
         n[c["slug"]] += 1
         whole = c["start"] == 0 and c["end"] == len(doc["body"])
         name = spans[c["slug"]].get((c["start"], c["end"])) or (c["doc"] if whole else f"{c['doc']}#{n[c['slug']]}")
-        name = _trec_safe(name)
         c["name"] = f"{name}~{c['chunk_id']}" if name in taken else name
         taken.add(c["name"])
         yield c
@@ -118,17 +111,17 @@ def tools_for(chunker: str, settings: dict, input, params, threads: int) -> Tool
         return Tools()
     model = dict(settings["model"])
     if needs == "tokens":
-        from ..models import load_tokenizer
+        from ctxret.embedding.models import load_tokenizer
         counter = load_tokenizer(model, bool(params.offline))
         return Tools(count_tokens=lambda texts: counter.token_counts(texts, "passage"))
-    from ..precision import settled
-    from ..vectors import embed_texts
+    from ctxret.embedding.precision import settled
+    from ctxret.embedding.vectors import embed_texts
     model["precision"] = settled(input.precision[0], params.slot)["precision"]
     return Tools(embed=lambda texts: embed_texts(texts, "passage", model, params.store, threads,
                                                  max(1, len(texts)), bool(params.offline))[0])
 
 
-def run(input, output, params, threads=1, **_) -> None:
+def chunks(input, output, params, threads=1, **_) -> None:
     docs = read_jsonl(input.docs)
     started = time.perf_counter()
     settings = dict(params.settings)
@@ -158,3 +151,7 @@ def run(input, output, params, threads=1, **_) -> None:
              if same else ""))
     print(f"time {seconds:.1f} s (chunking and writing), peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     print(f"{output.chunks} sha256 {sha256_file(output.chunks)}")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,25 +1,24 @@
 """contexts: an LLM variant (A1), one job per document, each paid answer paid once ever
-(ctxret.docctx), or one job for every document by a batch API (ctxret.batchctx); the shards the
-per-document jobs read; one chunk's record on demand.
-
-    python -m ctxret.stages.contexts results/ctx/A1 01556    # one chunk's record, as the backend answered
-"""
-from __future__ import annotations
-
-import json
-import sys
+(ctxret.contexts.per_document), or one job for every document by a batch API
+(ctxret.contexts.batches); a variant read from a file (ctxret.contexts.given); the shards the
+per-document jobs read; the estimate before spending and the ledger after (stats), side by side."""
 from pathlib import Path
 
-from ..batchctx import Waiting, write_documents
-from ..docctx import ContextStore, documents_with_chunks, write_document
-from ..errors import InputError
-from ..fileio import read_json, read_jsonl, write_json
-from ..llm import make_backend
-from ..prompt import read_prompt
-from ..replies import ReplyChecks
+from ctxret.contexts.batches import Waiting, write_documents
+from ctxret.contexts.given import GivenBackend, covering, read_given
+from ctxret.contexts.ledger import estimate, over_window, summarize, versus
+from ctxret.contexts.prices import load_prices, model_prices
+from ctxret.contexts.llm import make_backend, priced_model
+from ctxret.contexts.per_document import ContextStore, documents_with_chunks, write_document
+from ctxret.contexts.prompt import read_prompt
+from ctxret.contexts.replies import ReplyChecks
+from ctxret.errors import InputError
+from ctxret.fileio import read_json, read_jsonl, write_json
+from ctxret.presentation.ledger_text import estimate_lines, stats_lines, versus_lines
+from ctxret.runtime.stage_runner import run_rule
 
 
-def run(input, output, params, **_) -> None:
+def contexts(input, output, params, **_) -> None:
     """An LLM variant (A1), one job per document: its shard in, its records out."""
     shard = read_json(input.shard)
     print(write_document(Path(output[0]), params.variant, shard["doc"], shard["chunks"],
@@ -27,16 +26,29 @@ def run(input, output, params, **_) -> None:
                          ContextStore(params.store), ReplyChecks.of(dict(params.reply))))
 
 
-def run_batch(input, output, params, **_) -> None:
+def contexts_batch(input, output, params, **_) -> None:
     """An LLM variant by a batch API (anthropic-batch, openai-batch): every document in one job, its records
-    written once every chunk has a context (ctxret.batchctx)."""
+    written once every chunk has a context (ctxret.contexts.batches)."""
     paths = {Path(p).stem: Path(p) for p in output}
     docs = documents_with_chunks(input.docs, input.chunks, list(paths))
     print(write_documents(paths, params.variant, docs, make_backend(dict(params.llm)), read_prompt(input.template),
                           params, Waiting(**params.batch), ReplyChecks.of(dict(params.reply))))
 
 
-def run_shards(input, output, **_) -> None:
+def contexts_file(input, output, params, **_) -> None:
+    """A variant read from a file: every document in one job; InputError naming the chunks the
+    file gives no context (nothing written then)."""
+    paths = [Path(p) for p in output]
+    docs = documents_with_chunks(input.docs, input.chunks, [p.stem for p in paths])
+    given = read_given(input.given, dict(params.fields), ReplyChecks.of(dict(params.reply)))
+    backend = GivenBackend(input.given, covering(given, [c for _, chunks in docs.values() for c in chunks],
+                                                 input.given))
+    prompt = read_prompt(input.template)
+    for path, (doc, chunks) in zip(paths, docs.values()):
+        print(write_document(path, params.variant, doc, chunks, backend, prompt, params, None))
+
+
+def contexts_shards(input, output, **_) -> None:
     """Each document with its chunks, one file per document: what an A1 job reads."""
     paths = [Path(p) for p in output]
     shards = documents_with_chunks(input.docs, input.chunks, [p.stem for p in paths])
@@ -45,19 +57,42 @@ def run_shards(input, output, **_) -> None:
     print(f"shards: {len(paths)} documents, {sum(len(chunks) for _, chunks in shards.values())} chunks")
 
 
-def record(variant_dir: str, chunk_id: str) -> dict:
-    """The record of one chunk among `<variant_dir>/docs/*.jsonl`."""
-    for path in sorted(Path(variant_dir, "docs").glob("*.jsonl")):
-        for rec in read_jsonl(path):
-            if rec["chunk_id"] == chunk_id:
-                return rec
-    raise InputError(f"{variant_dir}/docs: no chunk {chunk_id!r}")
+def contexts_stats(input, output, params, **_) -> None:
+    """The ledger of a context variant; beside its estimate when the variant has one (A1:
+    input.estimate is a list of at most one file)."""
+    records = [r for path in input.contexts for r in read_jsonl(path)]
+    n_chunks = len(read_jsonl(input.chunks))
+    table = load_prices(input.prices)
+    summary = summarize(records, n_chunks, table)
+    if input.estimate:
+        summary["vs_estimate"] = versus(read_json(input.estimate[0]), summary)
+    write_json(output.json, summary)
+    for line in stats_lines(params.variant, summary):
+        print(line)
+    if "vs_estimate" in summary:
+        for line in versus_lines(params.variant, summary["vs_estimate"], table["version"]):
+            print(line)
+
+
+def contexts_estimate(input, output, params, **_) -> None:
+    """What the contexts will cost, written before any call; stops the run, naming them, when
+    a document is too long for one call of the model."""
+    table = load_prices(input.prices)
+    model, backend = priced_model(params.llm), params.llm["backend"]
+    prices = model_prices(table, model)
+    docs, chunks, prompt = read_jsonl(input.docs), read_jsonl(input.chunks), read_prompt(input.template)
+    too_long = over_window(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens))
+    if too_long:
+        raise InputError(f"{len(too_long)} documents are too long for one call of {model} (context_window "
+                         f"{prices['context_window']:,} tokens in {input.prices}): "
+                         + ", ".join(f"{slug} (~{n:,} tokens)" for slug, n in too_long.items())
+                         + "; leave them out of the corpus or choose a model with a larger window")
+    e = estimate(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens), backend)
+    write_json(output.json, {**e, "backend": backend, "model": model, "prices_version": table["version"]})
+    for line in estimate_lines(e, model, backend, table["version"]):
+        print(line)
+    print(f"documents longer than one call of {model} can hold ({prices['context_window']:,} tokens): 0")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m ctxret.stages.contexts results/ctx/<variant> <chunk id>")
-    try:
-        print(json.dumps(record(*sys.argv[1:]), ensure_ascii=False, indent=1))
-    except InputError as e:
-        sys.exit(f"error: {e}")
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

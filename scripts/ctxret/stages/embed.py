@@ -1,28 +1,29 @@
-"""embed: a variant's chunk texts, or the questions, as vectors (ctxret.vectors).
+"""embed: a variant's chunk texts, or the questions, as vectors (ctxret.embedding.vectors).
 
 A variant's chunks are embedded in shards, each one job: a shard is a fixed group of documents
-(`ctxret.plan.shards_of`), and it embeds, into the content-addressed store, the distinct texts whose first
+(`ctxret.config.plan.shards_of`), and it embeds, into the content-addressed store, the distinct texts whose first
 occurrence in the variant is in one of its documents, so concurrent shards never compute the
-same text. `run_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
+same text. `embed_chunks` then assembles `<variant>-<model>.npy` from the store (row i = chunk i
 of the variant file; the `.json` sidecar names the model, the ids and the texts' sha256), a block
 of rows at a time into the file, so that no job holds a variant's whole matrix; what a shard did
 not store (none, after a full run) it computes itself. Many questions are embedded likewise: a
 question shard is a fixed slice of the questions file's distinct texts (`question_slice`), and
-`run_questions` assembles `q-<model>.npy` from the store. Every one of them embeds at the
-precision `run_precision` settled for the run (results/precision.json), and its log's first line
+`embed_questions` assembles `q-<model>.npy` from the store. Every one of them embeds at the
+precision `embed_precision` settled for the run (results/precision.json), and its log's first line
 says which.
 """
-from __future__ import annotations
-
 import hashlib
 
 import numpy as np
 
-from ..documents import units_of
-from ..fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
-from ..models import Kind
-from ..precision import described, settle, settled
-from ..vectors import TextsDigest, embed_texts, sidecar
+from ctxret.embedding.models import Kind
+from ctxret.embedding.precision import described, settle, settled
+from ctxret.embedding.vectors import TextsDigest, embed_texts, measured_rate, sidecar
+from ctxret.fileio import atomic_path, iter_jsonl, jsonl_blocks, read_json, read_jsonl, write_json, write_npy
+from ctxret.presentation.pages import embed_time_lines
+from ctxret.presentation.wording import wording
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.text.documents import units_of
 
 ASSEMBLY_ROWS = 8192  # rows looked up in the store and written at a time
 PROBE_TEXTS = 2000    # at most this many of the corpus's units are texts auto's probe may time
@@ -35,7 +36,28 @@ def probe_texts(docs: list[dict]) -> list[str]:
     return texts[::max(1, -(-len(texts) // PROBE_TEXTS))]
 
 
-def run_precision(input, output, params, **_) -> None:
+def embed_time(input, output, params, resources, **_) -> None:
+    """The free stages' expected embedding time: per model slot, the texts it embeds (every variant's
+    chunks and the questions; those already in the store are not embedded again, so an upper bound)
+    at the speed the store measured for it at its threads on this machine (vectors.measured_rate),
+    with its threads and with this run's --cores (shards side by side)."""
+    chunks, questions = (sum(1 for _ in iter_jsonl(path)) for path in (input.chunks, input.questions))
+    slots = {}
+    for slot, settings in dict(params.models).items():
+        threads, variants = int(params.threads[slot]), len(params.variants[slot])
+        texts, rate = chunks * variants + questions, measured_rate(params.store, settings, threads)
+        per_s = rate["texts"] / rate["seconds"] if rate and rate["seconds"] > 0 else None
+        jobs = max(1, int(resources.cores_planned) // threads)
+        slots[slot] = {"texts": texts, "variants": variants, "chunks": chunks, "questions": questions,
+                       "threads": threads, "texts_per_s": per_s, "measured_texts": rate["texts"] if rate else 0,
+                       "hours": texts / per_s / 3600 if per_s else None, "cores": int(resources.cores_planned),
+                       "jobs": jobs, "hours_cores": texts / per_s / 3600 / jobs if per_s else None}
+    write_json(output.json, slots)
+    for line in embed_time_lines(slots, wording(params.language)):
+        print(line)
+
+
+def embed_precision(input, output, params, **_) -> None:
     found = settle(dict(params.models), dict(params.threads), probe_texts(read_jsonl(input.docs)), params.store,
                    bool(params.offline))
     write_json(output.json, found)
@@ -62,7 +84,7 @@ def owned_texts(rows, slugs: set[str]) -> list[str]:
     return mine
 
 
-def run_shard(input, output, params, threads=1, **_) -> None:
+def embed_shard(input, output, params, threads=1, **_) -> None:
     settings = slot_settings(input, params)
     texts = owned_texts((r for _, r in iter_jsonl(input.variant)), set(params.slugs))
     _, computed, ident = embed_texts(texts, "passage", settings, params.store, threads,
@@ -81,7 +103,7 @@ def question_slice(questions: list[dict], shard: int, shards: int) -> list[str]:
     return texts[shard * len(texts) // shards:(shard + 1) * len(texts) // shards]
 
 
-def run_question_shard(input, output, params, threads=1, **_) -> None:
+def embed_question_shard(input, output, params, threads=1, **_) -> None:
     settings = slot_settings(input, params)
     texts = question_slice(read_jsonl(input.questions), int(params.shard), int(params.shards))
     _, computed, ident = embed_texts(texts, "query", settings, params.store, threads,
@@ -102,7 +124,7 @@ def _embed(output, params, settings: dict, threads: int, kind: Kind, ids: list[s
     return matrix, computed, ident.get("precision", "fp32")
 
 
-def run_chunks(input, output, params, threads=1, **_) -> None:
+def embed_chunks(input, output, params, threads=1, **_) -> None:
     settings = slot_settings(input, params)
     count = sum(1 for _ in iter_jsonl(input.variant))
     ids, digest, distinct, computed = [], TextsDigest(), set(), 0
@@ -134,7 +156,7 @@ def run_chunks(input, output, params, threads=1, **_) -> None:
           f"shards {len(input.shards)}")
 
 
-def run_questions(input, output, params, threads=1, **_) -> None:
+def embed_questions(input, output, params, threads=1, **_) -> None:
     settings = slot_settings(input, params)
     questions = read_jsonl(input.questions)
     matrix, computed, precision = _embed(output, params, settings, threads, "query", [q["id"] for q in questions],
@@ -143,3 +165,7 @@ def run_questions(input, output, params, threads=1, **_) -> None:
     print(f"questions {params.model_name}: {len(questions)}, computed {computed}, "
           f"from store {len({q['question'] for q in questions}) - computed}, dims {matrix.shape[1]}, {precision}, "
           f"shards {len(input.shards)}")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,14 +1,12 @@
 """explorer: every question with its gold and its rank under each condition, one offline page
 (results/report/explorer.html); a question opens to its text, the gold chunk's text and contexts,
 and the top 5 of each side of the chosen comparison."""
-from __future__ import annotations
-
-from ..fileio import iter_jsonl, read_json, read_jsonl, write_text
-from ..metrics import gold_rank
-from ..outcomes import condition_name, group_members
-from ..presentation.explorer import explorer_html
-from ..presentation.wording import wording
-from ..runs import read_run
+from ctxret.evaluation.metrics import condition_name, gold_rank, group_members
+from ctxret.fileio import iter_jsonl, read_json, read_jsonl, write_text
+from ctxret.presentation.explorer_page import explorer_html
+from ctxret.presentation.wording import wording
+from ctxret.retrieval.runs import read_run
+from ctxret.runtime.stage_runner import run_rule
 
 TOP = 5  # the results shown per side
 
@@ -48,7 +46,7 @@ def explorer_data(gold: dict, chunks: dict[str, dict], runs: dict[str, dict[str,
                         "contexts": {v: by[cid] for v, by in contexts.items() if cid in by}} for cid in used]}
 
 
-def run(input, output, params, **_) -> None:
+def explorer(input, output, params, **_) -> None:
     t = wording(params.language)
     gold = read_json(input.gold)["questions"]
     chunks = {c["chunk_id"]: c for c in read_jsonl(input.chunks)}
@@ -63,3 +61,7 @@ def run(input, output, params, **_) -> None:
     write_text(output.html, html)
     print(f"{output.html}: {len(data['questions'])} questions, {len(data['chunks'])} chunks, "
           f"{len(html):,} characters")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

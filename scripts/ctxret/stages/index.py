@@ -6,8 +6,6 @@ engine a batch at a time, and the texts are analysed a block at a time (their te
 int32 arrays), so the step holds the BM25 matrix, not the vectors or the corpus's token strings;
 Kiwi's model, the term ids and bm25s's copy of the weights are gone before the engine is filled.
 """
-from __future__ import annotations
-
 import faulthandler
 import multiprocessing
 import os
@@ -19,12 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bm25 import bm25_weights, make_tokenizer, tag_family, term_ids
-from ..errors import InputError
-from ..fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
-                     write_text)
-from ..qdrant import (EdgeEngine, Hnsw, PointData, ServerEngine, contents_path, distance_for, path_lock,
-                      record_contents, server_client, shard_problem)
+from ctxret.errors import InputError
+from ctxret.fileio import (atomic_path, canonical_json, iter_jsonl, jsonl_blocks, sha256_file, sha256_text, write_json,
+                           write_text)
+from ctxret.retrieval.bm25 import bm25_weights, make_tokenizer, tag_family, term_ids
+from ctxret.retrieval.qdrant import EdgeEngine, Hnsw, PointData, ServerEngine, distance_for, path_lock, server_client
+from ctxret.retrieval.shard_records import contents_path, record_contents, shard_problem
+from ctxret.runtime.stage_runner import run_rule
 
 BATCH = 512          # points sent to the engine at a time
 TOKEN_BLOCK = 4096   # texts analysed (or read from the store) at a time
@@ -108,7 +107,7 @@ def family_line(families: dict[str, dict[str, int]]) -> str:
     return ", ".join(one(f, t) for f, t in families.items())
 
 
-def run(input, output, params, threads=1, **_) -> None:
+def index(input, output, params, threads=1, **_) -> None:
     variant = params.variant
     name = f"v_{variant}"
     rows = [{"chunk_id": r["chunk_id"], "slug": r["slug"]} for _, r in iter_jsonl(input.variant)]
@@ -223,3 +222,7 @@ def filled_apart(path: str, load, named: str) -> int:
     if not ok:
         raise value
     return value
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,10 +1,9 @@
 """plots: failure rate per condition (Wilson 95 % intervals) and paired differences (bootstrap 95 %)."""
-from __future__ import annotations
-
-from ..presentation.figures import hangul_font, plot_diffs, plot_failures
-from ..presentation.wording import wording
-from ..fileio import read_json
-from ..stats import wilson_interval
+from ctxret.evaluation.stats import wilson_interval
+from ctxret.fileio import read_json
+from ctxret.presentation.figures import hangul_font, plot_diffs, plot_failures
+from ctxret.presentation.wording import wording
+from ctxret.runtime.stage_runner import run_rule
 
 
 def failure_points(score: dict, group: str, k: int, kinds: dict[str, str]) -> list[dict]:
@@ -39,7 +38,7 @@ def labels_language(language: str) -> str:
     return language
 
 
-def run(input, output, params, **_) -> None:
+def plots(input, output, params, **_) -> None:
     score, pairs = read_json(input.score), read_json(input.pairs)
     t = wording(labels_language(params.language))
     group = score["main_group"]
@@ -50,3 +49,7 @@ def run(input, output, params, **_) -> None:
     plot_diffs(points, output.pairs, t["plot_diff_axis"], t["plot_diff_title"])
     print(f"{output.failure}: {len(panels)} panels x {len(next(iter(panels.values())))} conditions")
     print(f"{output.pairs}: {len(points)} comparisons")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,21 +1,19 @@
 """prep: the corpus, of any format (ctxret.importers) -> docs-all.jsonl and docs.jsonl.
 
 The kept documents are those without an excluded tag, at least `min_chars` long, and (sample)
-a seeded sample of them (ctxret.documents.select). For manifests with `corpus.slugs` set, the
+a seeded sample of them (ctxret.text.documents.select). For manifests with `corpus.slugs` set, the
 first run freezes the kept slugs in that file and later runs read only that list; a manifest
 that appears later is named (and left out) until its slug is added to the list. The log names
 each file a format left out and why (format files: unreadable, binary, empty, no text layer, ...).
 """
-from __future__ import annotations
-
 import statistics
 
-from ..documents import excluded
-from ..fileio import sha256_file, write_jsonl, write_text
-from ..importers import import_corpus
-from ..language import script_warning
-from ..presentation.pages import log_warnings
-from ..selection import frozen_path, kept
+from ctxret.fileio import sha256_file, write_jsonl, write_text
+from ctxret.importers.selection import frozen_path, imported_corpus, kept
+from ctxret.languages import script_warning
+from ctxret.presentation.pages import log_warnings
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.text.documents import excluded
 
 
 def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> list[str]:
@@ -23,9 +21,9 @@ def unlisted(docs: list[dict], listed: list[str], exclude_tags: list[str]) -> li
     return [d["slug"] for d in docs if d["slug"] not in set(listed) and not excluded(d["tags"], exclude_tags)]
 
 
-def run(input, output, params, **_) -> None:
+def prep(input, output, params, **_) -> None:
     corpus = dict(params.corpus)
-    docs, skipped = import_corpus(corpus)
+    docs, skipped = imported_corpus(corpus, params.store)   # as the workflow's parse read it
     frozen = frozen_path(corpus)
     created = frozen is not None and not frozen.exists()
     keep = kept(docs, corpus)
@@ -56,3 +54,7 @@ def run(input, output, params, **_) -> None:
     if frozen is not None:
         print(f"{frozen} sha256 {sha256_file(frozen)}")
     print(f"{output.docs} sha256 {sha256_file(output.docs)}")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -4,14 +4,13 @@ Backends: FlagEmbedding's FlagReranker (default BAAI/bge-reranker-v2-m3) or a
 sentence-transformers CrossEncoder. Scores go through the content-addressed store under the
 sha256 of model, revision, maximum length, question and passage, so each pair is scored once.
 """
-from __future__ import annotations
-
 import numpy as np
 
-from ..fileio import read_jsonl
-from ..models import load_weights, model_dir, set_offline
-from ..runs import chunk_names, read_run, write_run
-from ..store import VectorStore, content_key, namespace_of
+from ctxret.embedding.models import load_weights, model_dir, set_offline
+from ctxret.fileio import read_jsonl
+from ctxret.retrieval.runs import chunk_names, read_run, write_run
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.store import VectorStore, content_key, namespace_of
 
 
 class Reranker:
@@ -53,7 +52,7 @@ def pair_scores(pairs: list[tuple[str, str]], settings: dict, store_root: str, t
     return np.array([float(found[k][0]) for k in keys]), len(todo)
 
 
-def rerank(run: dict[str, list[str]], questions: dict[str, str], texts: dict[str, str],
+def reranked(run: dict[str, list[str]], questions: dict[str, str], texts: dict[str, str],
            scores_of, top_n: int, k: int) -> dict[str, list[tuple[str, float]]]:
     """The top k of each question's first `top_n` by the cross-encoder (ties by chunk id)."""
     pairs = [(qid, cid) for qid, ids in run.items() for cid in ids[:top_n]]
@@ -64,7 +63,7 @@ def rerank(run: dict[str, list[str]], questions: dict[str, str], texts: dict[str
     return {q: sorted(r, key=lambda cs: (-cs[1], cs[0]))[:k] for q, r in by_q.items()}
 
 
-def run(input, output, params, threads=1, **_) -> None:
+def rerank(input, output, params, threads=1, **_) -> None:
     settings = dict(params.rerank)
     questions = {q["id"]: q["question"] for q in read_jsonl(input.questions)}
     texts = {r["chunk_id"]: r["text"] for r in read_jsonl(input.variant)}
@@ -75,7 +74,11 @@ def run(input, output, params, threads=1, **_) -> None:
         computed.append(n)
         return s
 
-    results = rerank(read_run(input.run), questions, texts, scores_of, int(settings["top_n"]), int(params.top_k))
+    results = reranked(read_run(input.run), questions, texts, scores_of, int(settings["top_n"]), int(params.top_k))
     write_run(output.run, output.trec, params.name, results, chunk_names(read_jsonl(input.chunks)))
     print(f"{params.name}: {settings['model']} re-scored the top {settings['top_n']} of "
           f"{len(results)} questions, pairs computed {sum(computed)}")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

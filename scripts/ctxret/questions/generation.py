@@ -1,0 +1,164 @@
+"""Generated question sets (questions.sets.<name>.generate): the chunks sampled, the prompts
+filled, the replies read and the filters that keep a question, as pure functions; the stage
+questions_generate asks the LLM and writes the set.
+
+Gold is known by construction: the chunk a question was written from and the passage the reply
+copied from it, which must be in the chunk verbatim. A candidate is dropped, each reason counted,
+when its reply is not the JSON asked for, its passage is not in the chunk, it quotes the chunk (a
+verbatim run of more than `quote_chars` characters), it shares too many content words with the
+chunk (paraphrased and context_needing only: `overlap` above `overlap_cap`), it is not in the
+corpus language (ctxret.languages.short_text_in: by script, a Latin-script one by py3langid) or
+it nearly repeats a question kept before it (character-trigram Jaccard at or above
+`duplicate_similarity`). With n: auto, `auto_questions` takes n from the free pilot's figure
+within the budget.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections import Counter
+from difflib import SequenceMatcher
+
+from ctxret.errors import InputError
+from ctxret.languages import language as language_record
+from ctxret.languages import short_text_in
+
+KINDS = ("lexical", "paraphrased", "context_needing")
+# Dropped, in the order the filters run (the log prints each count)
+REASONS = ("reply not JSON {question, passage}", "passage not verbatim in the chunk", "quotes the chunk",
+           "lexical overlap above the cap", "wrong language", "near-duplicate question")
+# Words that carry no content (English), and the particles a Korean word ends in
+STOPWORDS = frozenset("a an the of in on at to for from by with and or is are was were be been what which who "
+                      "whom whose how why when where does do did this that these those it its as into about "
+                      "can could should would will".split())
+PARTICLES = re.compile("(은|는|이|가|을|를|의|에|에서|으로|로|와|과|도|만|이나|나|란|이란|인가|인가요)$")
+
+
+def sample_chunks(chunks: list[dict], n: int, kinds: list[str], seed: int) -> list[tuple[dict, str]]:
+    """n (chunk, kind) pairs: documents in a seeded order, their chunks shuffled, taken one per
+    document in turn (stratified: every document before any gives a second chunk); the kinds in
+    rotation, a chunk taken again (n above the chunks) with the next kind."""
+    rng = random.Random(seed)
+    by_doc: dict[str, list[dict]] = {}
+    for c in chunks:
+        by_doc.setdefault(c["slug"], []).append(c)
+    docs = sorted(by_doc)
+    rng.shuffle(docs)
+    for slug in docs:
+        rng.shuffle(by_doc[slug])
+    order = [by_doc[s][i] for i in range(max(map(len, by_doc.values()), default=0)) for s in docs
+             if i < len(by_doc[s])]
+    if not order:
+        return []
+    return [(order[i % len(order)], kinds[(i % len(order) + i // len(order)) % len(kinds)]) for i in range(n)]
+
+
+def prompts_in(prompts: dict, language: str) -> dict:
+    """The system prompt and each kind's prompt (config/question-prompts.yaml, read) in the corpus
+    language's own words, else English's asking for the question in the language's English name."""
+    name = language_record(language).name or "the chunk's language"
+    return {k: v.replace("{language}", name) for k, v in (prompts.get(language) or prompts["en"]).items()}
+
+
+def fill(template: str, chunk: dict) -> str:
+    return template.replace("{title}", chunk.get("title", "")).replace("{chunk}", chunk["text"])
+
+
+def parse_reply(text: str) -> tuple[str, str] | None:
+    """(question, passage) of a reply holding one JSON object (a code fence around it allowed), else None."""
+    m = re.search(r"\{.*\}", text, re.S)
+    try:
+        obj = json.loads(m.group(0)) if m else None
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or not all(isinstance(obj.get(k), str) and obj[k].strip()
+                                            for k in ("question", "passage")):
+        return None
+    return obj["question"].strip(), obj["passage"].strip()
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of two letters or more, without stop words; a Korean word without its particle."""
+    words = (PARTICLES.sub("", w) if re.search("[\uac00-\ud7a3]", w) else w for w in re.findall(r"\w+", text.lower()))
+    return {w for w in words if len(w) >= 2 and w not in STOPWORDS}
+
+
+def overlap(question: str, chunk_text: str) -> float:
+    """The share of the question's content words that the chunk holds (0 for a question without any)."""
+    q = content_words(question)
+    return len(q & content_words(chunk_text)) / len(q) if q else 0.0
+
+
+def longest_quote(question: str, chunk_text: str) -> int:
+    """Characters of the longest run the question copies from the chunk."""
+    match = SequenceMatcher(None, question, chunk_text, autojunk=False)
+    return match.find_longest_match(0, len(question), 0, len(chunk_text)).size
+
+
+def trigrams(text: str) -> set[str]:
+    s = " ".join(re.findall(r"\w+", text.lower()))
+    return {s[i:i + 3] for i in range(max(1, len(s) - 2))}
+
+
+def similarity(a: str, b: str) -> float:
+    ta, tb = trigrams(a), trigrams(b)
+    return len(ta & tb) / len(ta | tb) if ta | tb else 1.0
+
+
+def screen(candidates: list[dict], language: str, overlap_cap: float, quote_chars: int,
+           duplicate_similarity: float) -> tuple[list[dict], Counter]:
+    """The candidates ({chunk, kind, reply}) kept, each with question, passage and its overlap, and
+    the count dropped for each of REASONS."""
+    kept, dropped = [], Counter({r: 0 for r in REASONS})
+    for c in candidates:
+        parsed = parse_reply(c["reply"])
+        text = c["chunk"]["text"]
+        reason = None
+        if parsed is None:
+            reason = REASONS[0]
+        else:
+            question, passage = parsed
+            share = overlap(question, text)
+            if passage not in text:
+                reason = REASONS[1]
+            elif longest_quote(question, text) > quote_chars:
+                reason = REASONS[2]
+            elif c["kind"] != "lexical" and share > overlap_cap:
+                reason = REASONS[3]
+            elif not short_text_in(question, language):
+                reason = REASONS[4]
+            elif any(similarity(question, k["question"]) >= duplicate_similarity for k in kept):
+                reason = REASONS[5]
+        if reason:
+            dropped[reason] += 1
+        else:
+            kept.append({**c, "question": question, "passage": passage, "overlap": round(share, 3)})
+    return kept, dropped
+
+
+def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) -> dict:
+    """A generated set's n: auto: the questions `measure` needs for the smallest effect (the free
+    pilot's figure, as the preregistration states it) and what asking that many costs online, cut
+    to what `max_usd` buys (`short`: the budget stops short of the figure). InputError, before
+    anything is paid, when there is no figure to take or the budget buys no question (`key`: the
+    setting, questions.sets.<name>.generate.n)."""
+    if effect is None:
+        raise InputError(f"{key}: auto needs the free pilot: no primary whose planning pair has human "
+                         "questions (pairs.primary, questions.groups); set n")
+    m = effect["measures"][measure]
+    if m["needed"] is None:
+        raise InputError(f"{key}: auto: the free pilot gives {measure} no figure for a difference of "
+                         f"{effect['effect']:g} (no difference in the pilot, or over the cap); "
+                         f"set n, or another generate.measure")
+    if m.get("generation") is None:
+        raise InputError(f"{key}: auto: generating questions is not priced (no contexts.llm model in "
+                         "contexts.prices), so max_usd cannot bound it; set n")
+    cost = m["generation"]["online_usd"]
+    n = m["needed"] if cost <= max_usd else math.floor(m["needed"] * max_usd / cost)
+    if n < 1:
+        raise InputError(f"{key}: auto: max_usd {max_usd:g} buys no question (one costs "
+                         f"${cost / m['needed']:.4f} online); raise max_usd or set n")
+    return {"measure": measure, "effect": effect["effect"], "pilot": effect["pilot"], "needed": m["needed"],
+            "cost_usd": cost, "max_usd": max_usd, "n": n, "short": n < m["needed"]}

@@ -1,0 +1,99 @@
+"""questions_generate: a generated question set (questions.sets.<name>.generate), written by an
+LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`). Each
+answer is kept in the store under the backend's identity, the prompt, the chunk's text and the
+kind, so that a rerun pays nothing; the filters and their counts are ctxret.questions.generation's.
+With n: auto, n is the free pilot's questions needed (smallest-effect.json, as the preregistration
+states it) within max_usd; the sample is prefix-stable, so a larger n asks only the new chunks."""
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from ctxret.contexts.llm import ContextFailed, call_with_retries, make_backend
+from ctxret.fileio import read_json, read_jsonl, write_json, write_jsonl
+from ctxret.questions.generation import REASONS, auto_questions, fill, prompts_in, sample_chunks, screen
+from ctxret.runtime.stage_runner import run_rule
+from ctxret.store import JsonStore, content_key
+
+
+def ask(backend, store: JsonStore, system: str, user: str, chunk: dict, kind: str, attempts: int,
+        backoff_s: float) -> tuple[str, bool, float]:
+    """(the reply, whether it was paid now, its cost in USD when the service reports it): from the
+    store when asked before."""
+    key = content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
+    stored = store.get(key)
+    if stored is not None:
+        return stored["reply"], False, 0.0
+    try:
+        result, _ = call_with_retries(backend, system, user, {"slug": chunk["slug"]}, chunk, attempts, backoff_s)
+    except ContextFailed as e:
+        print(f"  chunk {chunk['chunk_id']} ({kind}): {e}")
+        return "", True, 0.0
+    store.put(key, {"reply": result.context, "usage": result.usage, "cost_usd": result.cost_usd,
+                    "model": result.model})
+    return result.context, True, result.cost_usd or 0.0
+
+
+def auto_line(auto: dict) -> str:
+    """What n: auto took: the pilot's figure, its price, and whether the budget stops short."""
+    p = auto["pilot"]
+    head = (f"n: auto: the free pilot ({p['a']} vs {p['b']} on {p['group']}, {p['N']} questions) says "
+            f"{auto['measure']} needs {auto['needed']:,} questions for a difference of {auto['effect']:g}; "
+            f"generating them costs ${auto['cost_usd']:,.2f} online")
+    if auto["short"]:
+        return (f"{head}, over max_usd {auto['max_usd']:g}: the budget stops short, asking {auto['n']:,} of the "
+                f"{auto['needed']:,}")
+    return f"{head} (max_usd {auto['max_usd']:g}): asking {auto['n']:,}"
+
+
+def questions_generate(input, output, params, **_) -> None:
+    """One generated set: the sample, the answers (each paid once ever), the filters, the set."""
+    spec, name = dict(params.spec), params.set_name
+    auto = (auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"],
+                           f"questions.sets.{name}.generate.n") if spec["n"] == "auto" else None)
+    if auto:
+        print(auto_line(auto))
+    chunks = read_jsonl(input.chunks)
+    prompts = prompts_in(yaml.safe_load(Path(input.prompts).read_text(encoding="utf-8")), params.language)
+    backend, store = make_backend(dict(params.llm)), JsonStore(params.store, "generated-questions")
+    sample = sample_chunks(chunks, auto["n"] if auto else spec["n"], list(spec["kinds"]), spec["seed"])
+    candidates, paid, cost = [], 0, 0.0
+    for i, (chunk, kind) in enumerate(sample):
+        reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
+                              params.attempts, params.backoff_s)
+        paid, cost = paid + now, cost + usd
+        candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
+    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"],
+                           spec["duplicate_similarity"])
+    write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
+                              "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
+                              "kind": k["kind"], "source_chunk": k["chunk"]["chunk_id"], "overlap": k["overlap"]}
+                             for k in kept])
+    docs = len({c["slug"] for c, _ in sample})
+    record = {"set": name, "generated": True, "settings": spec, "backend": backend.identity(),
+              "language": params.language, "asked": len(sample), "documents": docs,
+              "sample": [[c["chunk_id"], kind] for c, kind in sample], "paid_calls": paid,
+              "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
+              "kept": len(kept), "kept_by_kind": dict(Counter(k["kind"] for k in kept)),
+              **({"auto": auto} if auto else {})}
+    write_json(output.record, record)
+    print(f"set {name}: {len(sample)} questions asked of {backend.identity()} from "
+          f"{len({c['chunk_id'] for c, _ in sample})} chunks of "
+          f"{docs} documents (seed {spec['seed']}); {paid} calls paid now, {len(sample) - paid} from the store"
+          f"{f', {cost:.4f} USD' if paid else ''}")
+    for reason in REASONS:
+        print(f"  dropped, {reason}: {dropped[reason]}")
+    print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items()))
+    if auto and len(kept) < auto["needed"]:
+        print(f"  n: auto: {len(kept):,} kept of the {auto['needed']:,} {auto['measure']} needs (the filters dropped "
+              f"{len(sample) - len(kept):,}{'; the budget stopped short' if auto['short'] else ''}): the verdict "
+              f"may not decide")
+    for kind in spec["kinds"]:
+        shares = [k["overlap"] for k in kept if k["kind"] == kind]
+        if shares:
+            print(f"  {kind}: mean content-word overlap with the chunk {sum(shares) / len(shares):.2f} "
+                  f"(cap {spec['overlap_cap']}{', not applied to lexical' if kind == 'lexical' else ''})")
+
+
+if __name__ == "__main__":
+    run_rule(snakemake, globals())  # noqa: F821 (Snakemake's script global)

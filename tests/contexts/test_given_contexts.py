@@ -1,0 +1,105 @@
+"""Contexts made elsewhere (contexts.variants.<name>.file): read from JSON Lines or parquet, keyed by
+document and chunk index or chunk id, checked like a paid reply, every chunk covered, and
+embedded, searched and compared like A1, through real workflow runs on the mini corpus."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FAKE_CLAUDE, settings
+from workflow import claude_calls, claude_env, mini_config, snakemake
+
+from ctxret.contexts.given import read_given
+from ctxret.contexts.replies import ReplyChecks
+from ctxret.errors import InputError
+
+CHECKS = ReplyChecks.of(settings()["contexts"]["reply"])
+FIELDS = {"doc": "doc", "chunk": "chunk", "context": "context"}
+
+
+def given_records(tmp: Path) -> list[dict]:
+    """A record per chunk of the mini corpus (its chunks made by a run of the chunks alone): even
+    chunks by index, odd ones by chunk id."""
+    snakemake(mini_config(tmp), str(tmp / "results" / "chunks.jsonl"))
+    chunks = [json.loads(l) for l in (tmp / "results" / "chunks.jsonl").read_text().splitlines()]
+    index, out = {}, []
+    for c in chunks:
+        i = index[c["doc"]] = index.get(c["doc"], -1) + 1
+        out.append({"doc": c["doc"], "chunk": i if i % 2 == 0 else c["name"],
+                    "context": f"{c['title']} 문서의 {c['section'] or '도입'} 부분에서 가져온 문단이다."})
+    return out
+
+
+def write_records(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def given_config(tmp: Path, path: Path, **contexts):
+    return mini_config(tmp, contexts={"variants": {"G1": {"file": str(path)}}, **contexts},
+                       pairs={"resamples": 1000, "variant_pairs": [["T1", "G1"], ["X1", "G1"]],
+                              "primary": [{"a": "{dense}:T1", "b": "{dense}:G1"}]})
+
+
+def test_a_file_variant_is_embedded_searched_and_compared_with_t1(tmp_path):
+    path = write_records(tmp_path / "g1.jsonl", given_records(tmp_path))
+    snakemake(given_config(tmp_path, path))
+    results = tmp_path / "results"
+    texts = [json.loads(l)["text"] for l in (results / "var-G1.jsonl").read_text().splitlines()]
+    assert texts[0].startswith("카프카 컨슈머 지연 줄이기 문서의 도입 부분에서 가져온 문단이다.\n\n")
+    comparisons = json.loads((results / "pairs.json").read_text())["comparisons"]
+    assert {(c["a"], c["b"]) for c in comparisons if c["role"] == "primary"} == {("e5:T1", "e5:G1")}
+    assert {(c["a"], c["b"]) for c in comparisons} == {
+        (f"{r}:{a}", f"{r}:G1") for r in ("e5", "bm25", "he5") for a in ("T1", "X1")}
+    assert "| e5:T1 | e5:G1 |" in (results / "pairs.md").read_text()
+    ledger = json.loads((results / "ctx" / "G1" / "stats.json").read_text())
+    assert (ledger["results"], ledger["cost_usd"]) == (len(texts), 0.0)
+
+
+def test_a_file_missing_one_chunk_stops_the_run_naming_it_before_anything_is_paid(tmp_path):
+    records = given_records(tmp_path)
+    path = write_records(tmp_path / "g1.jsonl", records[:-1])
+    llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
+    proc = snakemake(given_config(tmp_path, path, llm=llm), check=False, env=claude_env(tmp_path))
+    assert proc.returncode != 0
+    errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
+    assert errors == [f"error: {path}: no context for 1 of 6 chunks: redis-ttl chunk 2 (redis-ttl#3) (a record per "
+                      f"chunk: its document id, its chunk index from 0 or chunk id, its context)"], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list((tmp_path / "results" / "ctx").glob("G1/docs/*.jsonl"))
+    assert claude_calls(tmp_path) == 0 and not (tmp_path / "results" / "ctx" / "A1").exists()
+
+
+def test_a_bad_record_stops_the_run_naming_its_line_before_any_job(tmp_path):
+    records = given_records(tmp_path)
+    refused = {**records[2], "context": "I'm sorry, I cannot help with that."}
+    path = write_records(tmp_path / "g1.jsonl", [*records[:2], refused, *records[3:]])
+    proc = snakemake(given_config(tmp_path, path), "-n", check=False)
+    assert proc.returncode != 0
+    assert f"error: {path}:3: the context fails the reply checks (refusal: " in proc.stderr
+    assert "Building DAG" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("record, problem", [
+    ({"doc": "a", "context": "x"}, "no field 'chunk'"),
+    ({"doc": "a", "chunk": -1, "context": "x"}, "field 'chunk' must be a chunk index"),
+    ({"doc": "a", "chunk": 0, "context": "x\x07"}, "control_chars: control character U+0007"),
+    ({"doc": "a", "chunk": 0, "context": "x" * 2001}, "too_long"),
+])
+def test_each_bad_record_is_named_by_its_line(tmp_path, record, problem):
+    path = write_records(tmp_path / "g.jsonl", [{"doc": "a", "chunk": 1, "context": "fine"}, record])
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}:2: .*{re.escape(problem)}"):
+        read_given(str(path), FIELDS, CHECKS)
+
+
+def test_parquet_with_its_own_field_names_and_a_chunk_named_twice(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet
+    path = tmp_path / "g.parquet"
+    pa.parquet.write_table(pa.table({"document": ["a", "a"], "idx": [0, 1], "ctx": ["first", " second "]}), path)
+    fields = {"doc": "document", "chunk": "idx", "context": "ctx"}
+    assert read_given(str(path), fields, CHECKS) == {("a", 0): "first", ("a", 1): "second"}
+    pa.parquet.write_table(pa.table({"document": ["a", "a"], "idx": [0, 0], "ctx": ["first", "again"]}), path)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))} row 2: document 'a' chunk 0 has a context already"):
+        read_given(str(path), fields, CHECKS)

@@ -1,0 +1,40 @@
+"""A local OpenAI-compatible server as the openai backend meets it: the ledger reads the cached
+prefix where the server reports it (usage's cached_tokens as OpenAI and vLLM, timings.cache_n as
+llama.cpp's server) and says the cache is not reported where it is not (Ollama); through the fake
+OpenAI server."""
+import pytest
+from test_contexts import PRICES, contexts_for, demo_corpus
+
+from fakes.llm_servers import openai_server
+
+from ctxret.contexts.ledger import summarize
+from ctxret.contexts.per_document import ContextStore
+from ctxret.presentation.ledger_text import stats_lines
+
+
+def ledger_of(cache_report, tmp_path):
+    docs, chunks = demo_corpus(limit=2)
+    with openai_server() as server:
+        server.cache_report = cache_report
+        llm = {"backend": "openai", "model": "local", "base_url": f"{server.url}/v1"}
+        records, calls, _ = contexts_for(docs, chunks, llm, ContextStore(str(tmp_path / "store")))
+    assert calls == len(chunks)
+    return records, summarize(records, len(chunks), PRICES)
+
+
+@pytest.mark.parametrize("cache_report", ["usage", "timings"])
+def test_the_cached_prefix_is_read_where_the_server_reports_it(cache_report, tmp_path):
+    records, ledger = ledger_of(cache_report, tmp_path)
+    _, as_openai = ledger_of("usage", tmp_path / "openai")
+    assert ledger["usage"] == as_openai["usage"] and ledger["usage"]["cache_read_input_tokens"] > 0
+    assert ledger["cache_not_reported"] == 0 and not any("cache_not_reported" in r for r in records)
+    line = next(l for l in stats_lines("A2", ledger) if l.startswith("input tokens"))
+    assert line == f"input tokens {ledger['input_tokens_total']:,}, read from cache {ledger['cache_read_share']:.3f}"
+
+
+def test_a_server_that_reports_no_cache_is_said_so_not_counted_as_uncached_only(tmp_path):
+    records, ledger = ledger_of(None, tmp_path)
+    assert all(r["cache_not_reported"] for r in records) and ledger["cache_not_reported"] == len(records)
+    assert ledger["usage"]["cache_read_input_tokens"] == 0
+    line = next(l for l in stats_lines("A2", ledger) if l.startswith("input tokens"))
+    assert line.endswith("read from cache not reported (the server states no cached tokens)")

@@ -1,0 +1,84 @@
+"""Generated question sets in the corpus language, through `make generate-questions`'s workflow
+with the fake claude (which answers in German or Japanese when the prompt asks for it, else in
+Korean, and in English one time in six): a German and a Japanese corpus get prompts in their
+language, their questions are kept by the language filter, and the English ones are dropped
+and counted as wrong language."""
+import json
+import re
+
+import pytest
+import yaml
+from conftest import FAKE_CLAUDE
+from workflow import ROOT, claude_env, snakemake
+
+from ctxret.fileio import read_json, read_jsonl
+
+LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
+N = 24
+GERMAN = {
+    "verbindungspool.md": ["# Verbindungspool",
+                           "Ein Pool hält die Verbindungen zur Datenbank zwischen den Anfragen offen.",
+                           "Die Größe des Pools richtet sich nach max_connections, geteilt durch die Zahl der "
+                           "Instanzen.",
+                           "Eine Verbindung, die länger als zehn Minuten ruht, wird geschlossen und neu geöffnet."],
+    "wiederholungen.md": ["# Wiederholungen",
+                          "Wiederholen Sie nur idempotente Anfragen, sonst wird eine Bestellung doppelt angelegt.",
+                          "Zwischen den Versuchen wächst die Wartezeit exponentiell, mit einem zufälligen Anteil.",
+                          "Nach fünf Versuchen gibt der Client auf und meldet den Fehler an den Aufrufer."],
+    "zwischenspeicher.md": ["# Zwischenspeicher",
+                            "Der Zwischenspeicher hält berechnete Ergebnisse, die oft gelesen und selten geändert "
+                            "werden.",
+                            "Eine kurze Lebensdauer verringert veraltete Antworten, senkt aber die Trefferquote.",
+                            "Die Ablaufzeiten werden gestreut, damit nicht alle Schlüssel gleichzeitig ablaufen."],
+}
+
+
+def generate(tmp, corpus, language):
+    config = tmp / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "results": str(tmp / "results"), "store": str(tmp / "store"),
+        "corpus": {"format": "files", "path": str(corpus)}, "chunking": {"paragraph": {"max_chars": 100}},
+        "questions": {"sets": {"Gen": {"generate": {"n": N, "seed": 0}}}, "groups": {"Gen": ["Gen"]}},
+        "contexts": {"llm": LLM}}, allow_unicode=True), encoding="utf-8")
+    snakemake(config, "generate_questions", env={**claude_env(tmp), "CTXRET_GENERATE_QUESTIONS": "1"})
+    results = tmp / "results"
+    calls = [json.loads(line) for line in (tmp / "claude-calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    return {"asked": language, "prompts": [c["stdin"] for c in calls],
+            "record": read_json(results / "questions" / "generated-Gen.json"),
+            "questions": read_jsonl(results / "questions" / "generated-Gen.jsonl"),
+            "log": (results / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8")}
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("german")
+    (tmp / "docs").mkdir()
+    for name, paragraphs in GERMAN.items():
+        (tmp / "docs" / name).write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    return generate(tmp, tmp / "docs", "auf Deutsch")
+
+
+@pytest.fixture(scope="module")
+def japanese(tmp_path_factory):
+    return generate(tmp_path_factory.mktemp("japanese"), ROOT / "tests" / "data" / "japanese" / "docs", "日本語で")
+
+
+@pytest.mark.parametrize("run, code", [("german", "de"), ("japanese", "ja")])
+def test_the_prompt_asks_for_questions_in_the_corpus_language(run, code, request):
+    run = request.getfixturevalue(run)
+    assert run["record"]["language"] == code   # corpus.language: auto, found in the documents
+    assert len(run["prompts"]) == N and all(run["asked"] in p for p in run["prompts"])
+
+
+@pytest.mark.parametrize("run, code", [("german", "de"), ("japanese", "ja")])
+def test_questions_in_the_corpus_language_are_kept_and_english_ones_dropped_and_counted(run, code, request):
+    run = request.getfixturevalue(run)
+    questions, record = run["questions"], run["record"]
+    assert record["kept"] == len(questions) >= 4
+    assert not any(q["question"].startswith("What does the text") for q in questions)
+    if code == "ja":
+        assert all(re.search("[\u3041-\u309f]", q["question"]) for q in questions)
+    else:
+        assert sum(re.search("Text|Vorgehen|bedeutet", q["question"]) is not None for q in questions) >= 4
+    wrong = record["dropped"]["wrong language"]
+    assert wrong > 0 and f"dropped, wrong language: {wrong}" in run["log"]
