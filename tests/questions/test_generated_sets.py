@@ -92,9 +92,10 @@ def test_the_generated_set_is_checked_and_scored_as_a_set_of_its_own(run):
 def test_the_preregistration_states_the_questions_the_smallest_effect_needs_and_their_cost(run):
     effect = read_json(run.results / "preregistration.json")["smallest_effect"]
     assert effect["effect"] == 0.03 and set(effect["measures"]) == {"failure@5", "MRR@10", "nDCG@10"}
-    assert effect["measures"]["failure@5"]["test"] == "sign" and effect["measures"]["MRR@10"]["test"] == "normal"
+    assert effect["measures"]["failure@5"]["test"] == "sign" and effect["measures"]["MRR@10"]["test"] == "randomization"
     md = (run.results / "preregistration.md").read_text(encoding="utf-8")   # in Korean, the corpus's language
     assert "## 관심 있는 가장 작은 효과(0.03)에 필요한 질문" in md
+    assert "짝지은 무작위화 검정, 예비 비교의 짝지은 차이" in md     # MRR@10 and nDCG@10's test
     if effect["most"]:   # the pilot shows a difference: generating that many is priced by opus's row
         assert effect["generation"]["model"] == "opus" and effect["generation"]["questions"] == effect["most"]
         assert f"opus로 질문 {effect['most']:,}개 생성" in md and "배치 API $" in md

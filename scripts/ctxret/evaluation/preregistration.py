@@ -12,11 +12,11 @@ from __future__ import annotations
 import heapq
 import math
 from datetime import datetime
-from statistics import NormalDist
 
 from ctxret.evaluation.paired import MAX_QUESTIONS
-from ctxret.evaluation.stats import (binary_equivalence_needed, clustered, interval_power, min_detectable_diff,
-                                     paired_power, questions_needed)
+from ctxret.evaluation.stats import (NEEDED_FLIPS, NEEDED_TRIALS, binary_equivalence_needed, clustered,
+                                     interval_power, min_detectable_diff, paired_power, questions_needed,
+                                     randomization_needed)
 from ctxret.fileio import sha256_text
 from ctxret.questions.sets import canonical_lines
 
@@ -125,13 +125,15 @@ def kept_to_plan(prereg: dict, questions: dict[str, str], plan: dict, chunks_sha
 CANDIDATES = ("failure@5", "MRR@10", "nDCG@10")
 
 
-def needed_for_effect(pilot: dict[str, tuple[list, list]], effect: float, alpha: float, power: float) -> dict:
+def needed_for_effect(pilot: dict[str, tuple[list, list]], effect: float, alpha: float, power: float,
+                      seed: int = 0) -> dict:
     """Per candidate measure, from the pilot's per-question values of the planning pair
     ({measure: (a's, b's)}: failure@5 as hits, MRR@10 and nDCG@10 as scores), the questions
     needed to detect `effect` at `alpha` with `power` and the test planned with: failure@5 by the
     exact sign test at the pilot's discordance (at least the effect); MRR@10 and nDCG@10 by the
-    normal approximation n = ((z_{1-alpha/2} + z_power) sd / effect)^2, sd the standard deviation
-    of the pilot's paired differences (None: the pilot shows none, or over MAX_QUESTIONS)."""
+    paired randomization test, simulated on the pilot's paired differences shifted to a mean of
+    `effect` (stats.randomization_needed, seeded by `seed`; None: the pilot shows no spread, or
+    over MAX_QUESTIONS)."""
     out = {}
     for measure, (a, b) in pilot.items():
         n = len(a)
@@ -143,8 +145,6 @@ def needed_for_effect(pilot: dict[str, tuple[list, list]], effect: float, alpha:
         diffs = [x - y for x, y in zip(a, b)]
         mean = sum(diffs) / n if n else 0.0
         sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
-        z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-        needed = math.ceil((z * sd / effect) ** 2) if sd > 0 else None
-        out[measure] = {"test": "normal", "sd": sd,
-                        "needed": needed if needed is not None and needed <= MAX_QUESTIONS else None}
+        out[measure] = {"test": "randomization", "sd": sd, "trials": NEEDED_TRIALS, "flips": NEEDED_FLIPS,
+                        "seed": seed, "needed": randomization_needed(diffs, effect, alpha, power, MAX_QUESTIONS, seed)}
     return out

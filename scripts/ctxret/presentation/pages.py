@@ -387,7 +387,7 @@ def effect_lines(prereg: dict, t: dict) -> list[str]:
     p = e["pilot"]
     priced = any(m.get("generation") for m in e["measures"].values())
     rows = [[name, t["effect_sign"].format(psi=m["discordance"]) if m["test"] == "sign" else
-             t["effect_normal"].format(sd=m["sd"]), f"{m['needed']:,}" if m["needed"] else t["effect_none"],
+             t["effect_randomization"].format(**m), f"{m['needed']:,}" if m["needed"] else t["effect_none"],
              *([_generation_cell(m.get("generation"))] if priced else [])]
             for name, m in e["measures"].items()]
     lines += [t["effect_pilot"].format(a=p["a"], b=p["b"], group=p["group"], n=p["N"], alpha=plan["alpha"],

@@ -172,7 +172,9 @@ WORDING = {
         "effect_title": "Questions for the smallest effect of interest ({effect:g})",
         "effect_pilot": "From the free pilot {a} vs {b} on {group} ({n} questions), at alpha {alpha}, power {power:.0%}:",
         "effect_sign": "exact sign test at the pilot's discordance {psi:.3f}",
-        "effect_normal": "normal approximation from the pilot's paired differences (sd {sd:.3f})",
+        "effect_randomization": "paired randomization test, simulated on the pilot's paired differences (sd {sd:.3f}) "
+                                "shifted to the effect: {trials:,} experiments of {flips:,} sign flips per n, "
+                                "seed {seed}",
         "effect_measure": "measure", "effect_test": "planned with", "effect_needed": "questions needed",
         "effect_generating": "generating them (online / batch API)",
         "effect_none": "not reachable (no difference in the pilot, or over the cap)",
@@ -411,7 +413,8 @@ WORDING = {
         "effect_title": "관심 있는 가장 작은 효과({effect:g})에 필요한 질문",
         "effect_pilot": "무료 예비 비교 {a} 대 {b}, {group} (질문 {n}개)에서, 유의수준 {alpha}, 검정력 {power:.0%}:",
         "effect_sign": "예비 비교의 불일치율 {psi:.3f}에서 정확한 부호 검정",
-        "effect_normal": "예비 비교의 짝지은 차이로 한 정규 근사 (표준편차 {sd:.3f})",
+        "effect_randomization": "짝지은 무작위화 검정, 예비 비교의 짝지은 차이(표준편차 {sd:.3f})를 효과만큼 옮겨 "
+                                "모의실험: n마다 실험 {trials:,}번, 검정마다 부호 뒤집기 {flips:,}번, 시드 {seed}",
         "effect_measure": "지표", "effect_test": "계획 방법", "effect_needed": "필요한 질문",
         "effect_generating": "생성 비용 (온라인 / 배치 API)",
         "effect_none": "도달할 수 없음 (예비 비교에 차이가 없거나 상한 초과)",

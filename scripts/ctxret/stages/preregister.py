@@ -104,7 +104,7 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
         outcomes = [question_outcomes(read_run(runs[c], chunks, questions=gold), gold, slug_of, list(measures.values()))
                     for c in (a, b)]
         pilot = {name: tuple([o[q][m.name] for q in qids] for o in outcomes) for name, m in measures.items()}
-        needed = needed_for_effect(pilot, plan["smallest_effect"], plan["alpha"], plan["power"])
+        needed = needed_for_effect(pilot, plan["smallest_effect"], plan["alpha"], plan["power"], plan["seed"])
         most = max((n["needed"] for n in needed.values() if n["needed"]), default=None)
         cost = None
         if plan["generation_model"]:
