@@ -40,6 +40,9 @@ rule qcheck:
 
 # A generated question set (questions.sets.<name>.generate), by `make generate-questions` only:
 # a run scores the set as written and stops, before anything is paid, when it is not written yet.
+# Near-duplicates are found by the first model slot's vectors (an embedding job's threads and env).
+DUPLICATE_SLOT = next(iter(P.models), None)
+
 if GENERATING:
 
     rule questions_generate:
@@ -47,13 +50,15 @@ if GENERATING:
             unpack(generation_pilot),
             chunks=P.chunks(),
             prompts=generation_prompts,
+            precision=ancient(P.precision_file) if DUPLICATE_SLOT else [],
         output:
             set=P.generated_set("{gset}"),
             record=P.generated_record("{gset}"),
         log:
             P.log("questions_generate", "{gset}"),
         conda:
-            "../envs/contexts.yaml"
+            "../envs/embed.yaml" if DUPLICATE_SLOT else "../envs/contexts.yaml"
+        threads: P.models[DUPLICATE_SLOT]["threads"] if DUPLICATE_SLOT else 1
         params:
             set_name="{gset}",
             spec=generation_spec,
@@ -61,6 +66,10 @@ if GENERATING:
             language=P.setting("corpus.language"),
             attempts=P.setting("contexts.attempts"),
             backoff_s=P.setting("contexts.backoff_s"),
+            dense_slot=DUPLICATE_SLOT or "",
+            dense_settings=P.model_settings(DUPLICATE_SLOT) if DUPLICATE_SLOT else {},
+            flush_every=P.models[DUPLICATE_SLOT]["flush_every"] if DUPLICATE_SLOT else 0,
+            offline=P.setting("offline"),
         script:
             "../scripts/ctxret/stages/questions_generate.py"
 

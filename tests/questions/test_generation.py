@@ -6,13 +6,14 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
 import yaml
 
-from ctxret.questions.generation import (KINDS, REASONS, fill, longest_quote, overlap, parse_reply, prompts_in,
-                                         sample_chunks, screen)
+from ctxret.questions.generation import (KINDS, REASONS, fill, longest_quote, near_duplicates, overlap, parse_reply,
+                                         prompts_in, sample_chunks, screen)
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPS = {"overlap_cap": 0.6, "quote_chars": 30, "duplicate_similarity": 0.8}
+CAPS = {"overlap_cap": 0.6, "quote_chars": 30}
 CHUNK = {"chunk_id": "00007", "slug": "redis-ttl", "title": "Redis TTL",
          "text": "캐시 항목의 만료 시각을 흩뜨리면 동시에 만료되는 키가 줄어든다. 보통 기본 TTL의 10% 안에서 흩뜨린다."}
 
@@ -61,9 +62,16 @@ def test_each_filter_drops_its_case_and_counts_it():
         {"kind": "paraphrased", "reply": reply("만료를 분산하는 폭은 어느 정도가 적당한가요??", passage)},
     ]
     kept, dropped = screen([{**c, "chunk": CHUNK} for c in candidates], "ko", **CAPS)
-    assert [k["question"] for k in kept] == ["만료를 분산하는 폭은 어느 정도가 적당한가요?", worded_like_the_chunk]
-    assert dict(dropped) == {reason: 1 for reason in REASONS}
+    questions = [k["question"] for k in kept]
+    assert questions == ["만료를 분산하는 폭은 어느 정도가 적당한가요?", worded_like_the_chunk,
+                         "만료를 분산하는 폭은 어느 정도가 적당한가요??"]
+    assert dict(dropped) == {**{reason: 1 for reason in REASONS[:-1]}, REASONS[-1]: 0}
     assert kept[1]["overlap"] > CAPS["overlap_cap"] >= kept[0]["overlap"]
+    # without vectors, the trigram rule; with them, the cosine (the third question's vector near the first's)
+    assert near_duplicates(questions, None, 0.95, 0.8) == [False, False, True]
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [0.99, 0.05]])
+    assert near_duplicates(questions, vectors, 0.95, 0.8) == [False, False, True]
+    assert near_duplicates(questions, vectors, 0.999, 0.8) == [False, False, False]
 
 
 def test_overlap_and_quotes_are_measured_as_stated():

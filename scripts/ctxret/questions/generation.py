@@ -8,9 +8,10 @@ when its reply is not the JSON asked for, its passage is not in the chunk, it qu
 verbatim run of more than `quote_chars` characters), it shares too many content words with the
 chunk (paraphrased and context_needing only: `overlap` above `overlap_cap`), it is not in the
 corpus language (ctxret.languages.short_text_in: by script, a Latin-script one by py3langid) or
-it nearly repeats a question kept before it (character-trigram Jaccard at or above
-`duplicate_similarity`). With n: auto, `auto_questions` takes n from the free pilot's figure
-within the budget.
+it nearly repeats a question kept before it (`near_duplicates`: the cosine of the questions'
+vectors by the run's first model slot at or above `duplicate_cosine`; without a model slot,
+character-trigram Jaccard at or above `duplicate_similarity`). With n: auto, `auto_questions` takes
+n from the free pilot's figure within the budget.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ import random
 import re
 from collections import Counter
 from difflib import SequenceMatcher
+
+import numpy as np
 
 from ctxret.errors import InputError
 from ctxret.languages import language as language_record
@@ -107,10 +110,9 @@ def similarity(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb) if ta | tb else 1.0
 
 
-def screen(candidates: list[dict], language: str, overlap_cap: float, quote_chars: int,
-           duplicate_similarity: float) -> tuple[list[dict], Counter]:
-    """The candidates ({chunk, kind, reply}) kept, each with question, passage and its overlap, and
-    the count dropped for each of REASONS."""
+def screen(candidates: list[dict], language: str, overlap_cap: float, quote_chars: int) -> tuple[list[dict], Counter]:
+    """The candidates ({chunk, kind, reply}) that pass every filter but the near-duplicate one, each
+    with question, passage and its overlap, and the count dropped for each of REASONS."""
     kept, dropped = [], Counter({r: 0 for r in REASONS})
     for c in candidates:
         parsed = parse_reply(c["reply"])
@@ -129,13 +131,29 @@ def screen(candidates: list[dict], language: str, overlap_cap: float, quote_char
                 reason = REASONS[3]
             elif not short_text_in(question, language):
                 reason = REASONS[4]
-            elif any(similarity(question, k["question"]) >= duplicate_similarity for k in kept):
-                reason = REASONS[5]
         if reason:
             dropped[reason] += 1
         else:
             kept.append({**c, "question": question, "passage": passage, "overlap": round(share, 3)})
     return kept, dropped
+
+
+def near_duplicates(questions: list[str], vectors: np.ndarray | None, cosine: float, trigram: float) -> list[bool]:
+    """Per question, whether it nearly repeats one kept before it (in order, a dropped one is no
+    reference): by the cosine of its vector (rows of `vectors`) at or above `cosine`, or, without
+    vectors, by character-trigram Jaccard at or above `trigram`."""
+    if vectors is not None:
+        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    kept, out = [], []
+    for i, q in enumerate(questions):
+        if vectors is not None:
+            near = bool(kept) and float(np.max(unit[kept] @ unit[i])) >= cosine
+        else:
+            near = any(similarity(q, questions[k]) >= trigram for k in kept)
+        out.append(near)
+        if not near:
+            kept.append(i)
+    return out
 
 
 def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) -> dict:

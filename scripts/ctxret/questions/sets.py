@@ -226,7 +226,8 @@ def fingerprint(sets: dict[str, dict], corpus: dict, questions: list[dict]) -> d
 
 # What a generated set's questions depend on: the settings whose change asks for the set again
 # (with n: auto, also the measure and the budget that set n)
-GENERATION_KEYS = ("n", "kinds", "seed", "prompts", "overlap_cap", "quote_chars", "duplicate_similarity")
+GENERATION_KEYS = ("n", "kinds", "seed", "prompts", "overlap_cap", "quote_chars", "duplicate_cosine",
+                   "duplicate_similarity")
 AUTO_KEYS = ("measure", "max_usd")
 
 

@@ -7,11 +7,15 @@ states it) within max_usd; the sample is prefix-stable, so a larger n asks only 
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from ctxret.contexts.llm import ContextFailed, call_with_retries, make_backend
+from ctxret.embedding.precision import settled
+from ctxret.embedding.vectors import embed_texts
 from ctxret.fileio import read_json, read_jsonl, write_json, write_jsonl
-from ctxret.questions.generation import REASONS, auto_questions, fill, prompts_in, sample_chunks, screen
+from ctxret.questions.generation import (REASONS, auto_questions, fill, near_duplicates, prompts_in, sample_chunks,
+                                        screen)
 from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
 
@@ -46,7 +50,17 @@ def auto_line(auto: dict) -> str:
     return f"{head} (max_usd {auto['max_usd']:g}): asking {auto['n']:,}"
 
 
-def questions_generate(input, output, params, **_) -> None:
+def question_vectors(questions: list[str], input, params, threads: int) -> np.ndarray | None:
+    """The questions' vectors by the run's first model slot (`dense_slot`) as the embed stage makes
+    them (its query prefix, the run's precision, the store); None without a model slot."""
+    if not params.dense_slot or not questions:
+        return None
+    settings = {**dict(params.dense_settings), "precision": settled(input.precision, params.dense_slot)["precision"]}
+    return embed_texts(questions, "query", settings, params.store, threads, int(params.flush_every),
+                       bool(params.offline))[0]
+
+
+def questions_generate(input, output, params, threads=1, **_) -> None:
     """One generated set: the sample, the answers (each paid once ever), the filters, the set."""
     spec, name = dict(params.spec), params.set_name
     auto = (auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"],
@@ -63,8 +77,14 @@ def questions_generate(input, output, params, **_) -> None:
                               params.attempts, params.backoff_s)
         paid, cost = paid + now, cost + usd
         candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
-    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"],
+    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"])
+    vectors, near_rule = question_vectors([k["question"] for k in kept], input, params, threads), (
+        f"by {params.dense_slot} cosine ≥ {spec['duplicate_cosine']:g}" if params.dense_slot else
+        f"by character-trigram Jaccard ≥ {spec['duplicate_similarity']:g}: no model slot to embed with")
+    near = near_duplicates([k["question"] for k in kept], vectors, spec["duplicate_cosine"],
                            spec["duplicate_similarity"])
+    dropped[REASONS[-1]] = sum(near)
+    kept = [k for k, n in zip(kept, near) if not n]
     write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
                               "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
                               "kind": k["kind"], "source_chunk": k["chunk"]["chunk_id"], "overlap": k["overlap"]}
@@ -82,7 +102,7 @@ def questions_generate(input, output, params, **_) -> None:
           f"{docs} documents (seed {spec['seed']}); {paid} calls paid now, {len(sample) - paid} from the store"
           f"{f', {cost:.4f} USD' if paid else ''}")
     for reason in REASONS:
-        print(f"  dropped, {reason}: {dropped[reason]}")
+        print(f"  dropped, {reason}: {dropped[reason]}" + (f" ({near_rule})" if reason == REASONS[-1] else ""))
     print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items()))
     if auto and len(kept) < auto["needed"]:
         print(f"  n: auto: {len(kept):,} kept of the {auto['needed']:,} {auto['measure']} needs (the filters dropped "
