@@ -126,19 +126,31 @@ def test_with_review_required_only_the_questions_a_person_accepted_are_scored(ru
     assert [m["accepted"] for m in read_jsonl(marks_file)][:2] == [True, False]
 
 
-def test_near_identical_questions_are_dropped_by_the_runs_own_embedding(tmp_path):
-    """Every prompt gets one of three near-identical questions (the fake's NEAR: cosine 0.987-0.997
-    by e5, character-trigram Jaccard 0.73-0.77, under the trigram rule's 0.8): the first is kept."""
+def near_identical(tmp, models: dict) -> tuple[str, list[str]]:
+    """A set of 6 generated with every prompt answered by one of three near-identical questions (the
+    fake's NEAR: cosine 0.987-0.997 by e5, character-trigram Jaccard 0.73-0.77): its log and questions."""
     prompts = yaml.safe_load((ROOT / "config" / "question-prompts.yaml").read_text(encoding="utf-8"))
     prompts["ko"] = {k: v if k == "system" else f"{v} <near-duplicate/>" for k, v in prompts["ko"].items()}
-    (tmp_path / "prompts.yaml").write_text(yaml.safe_dump(prompts, allow_unicode=True), encoding="utf-8")
-    config = mini_config(tmp_path, variants=["T1"], contexts={"llm": LLM}, models={"e5": E5})
+    (tmp / "prompts.yaml").write_text(yaml.safe_dump(prompts, allow_unicode=True), encoding="utf-8")
+    config = mini_config(tmp, variants=["T1"], contexts={"llm": LLM}, models=models)
     settings = yaml.safe_load(config.read_text(encoding="utf-8"))
-    settings["questions"]["sets"]["Gen"] = {"generate": {"n": 6, "seed": 0, "prompts": str(tmp_path / "prompts.yaml")}}
+    settings["questions"]["sets"]["Gen"] = {"generate": {"n": 6, "seed": 0, "prompts": str(tmp / "prompts.yaml")}}
     settings["questions"]["groups"]["Gen"] = ["Gen"]
     config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
-    snakemake(config, "generate_questions", env=generating(tmp_path))
-    log = (tmp_path / "results" / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8")
+    snakemake(config, "generate_questions", env=generating(tmp))
+    return ((tmp / "results" / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8"),
+            [q["question"] for q in read_jsonl(tmp / "results" / "questions" / "generated-Gen.jsonl")])
+
+
+def test_near_identical_questions_are_dropped_by_the_runs_own_embedding(tmp_path):
+    log, questions = near_identical(tmp_path, {"e5": E5})
     assert "dropped, near-duplicate question: 5 (by e5 cosine ≥ 0.95)" in log, log
-    questions = read_jsonl(tmp_path / "results" / "questions" / "generated-Gen.jsonl")
-    assert [q["question"] for q in questions] == ["이 글에서 권하는 캐시 만료 설정은 무엇인가요?"]
+    assert questions == ["이 글에서 권하는 캐시 만료 설정은 무엇인가요?"]
+
+
+def test_without_a_model_slot_near_duplicates_are_found_by_trigrams_and_the_log_says_so(tmp_path):
+    """BM25 only: the trigram rule (0.8) drops the repeats of each question, not the near-identical three."""
+    log, questions = near_identical(tmp_path, {})
+    assert ("dropped, near-duplicate question: 3 (by character-trigram Jaccard ≥ 0.8: no model slot to embed "
+            "with)") in log, log
+    assert len(questions) == 3
