@@ -321,6 +321,7 @@ def randomization_needed(diffs, effect: float, alpha: float = 0.05, power: float
 
     def reaches(n: int) -> bool:
         return randomization_power(shifted, n, alpha, seed) >= power
+
     z = float(NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power))
     hi = min(max(2, ceil((z * d.std(ddof=1) / effect) ** 2)), max_n)
     lo = 1
