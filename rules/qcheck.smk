@@ -40,7 +40,8 @@ rule qcheck:
 
 # A generated question set (questions.sets.<name>.generate), by `make generate-questions` only:
 # a run scores the set as written and stops, before anything is paid, when it is not written yet.
-# Near-duplicates are found by the first model slot's vectors (an embedding job's threads and env).
+# Near-duplicates are found by the first model slot's vectors: an embedding job's threads, and its
+# env (the LLM clients too), with or without a slot, so one env holds all the stage may import.
 DUPLICATE_SLOT = next(iter(P.models), None)
 
 if GENERATING:
@@ -57,7 +58,7 @@ if GENERATING:
         log:
             P.log("questions_generate", "{gset}"),
         conda:
-            "../envs/embed.yaml" if DUPLICATE_SLOT else "../envs/contexts.yaml"
+            "../envs/embed.yaml"
         threads: P.models[DUPLICATE_SLOT]["threads"] if DUPLICATE_SLOT else 1
         params:
             set_name="{gset}",
