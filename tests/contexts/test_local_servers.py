@@ -3,13 +3,14 @@ prefix where the server reports it (usage's cached_tokens as OpenAI and vLLM, ti
 llama.cpp's server) and says the cache is not reported where it is not (Ollama); through the fake
 OpenAI server."""
 import pytest
-from test_contexts import PRICES, contexts_for, demo_corpus
+from test_contexts import EXTRA, PRICES, PROMPT, contexts_for, demo_corpus
 
 from fakes.llm_servers import openai_server
 
-from ctxret.contexts.ledger import summarize
+from ctxret.contexts.ledger import estimate, summarize, versus
+from ctxret.contexts.prices import model_prices
 from ctxret.contexts.per_document import ContextStore
-from ctxret.presentation.ledger_text import stats_lines
+from ctxret.presentation.ledger_text import stats_lines, versus_lines
 
 
 def ledger_of(cache_report, tmp_path):
@@ -38,3 +39,22 @@ def test_a_server_that_reports_no_cache_is_said_so_not_counted_as_uncached_only(
     assert ledger["usage"]["cache_read_input_tokens"] == 0
     line = next(l for l in stats_lines("A2", ledger) if l.startswith("input tokens"))
     assert line.endswith("read from cache not reported (the server states no cached tokens)")
+
+
+@pytest.mark.parametrize("cache_report", [None, "timings"])
+def test_the_estimate_beside_the_ledger_says_not_reported_on_the_cache_rows(cache_report, tmp_path):
+    docs, chunks = demo_corpus(limit=2)
+    e = estimate(docs, chunks, PROMPT, EXTRA, model_prices(PRICES, "local"), 170, "openai")
+    _, ledger = ledger_of(cache_report, tmp_path)
+    vs = versus(e, ledger)
+    lines = {l.split("  ")[1].strip(): l for l in versus_lines("A2", vs, PRICES["version"])[2:]}
+    print("\n".join(lines.values()))
+    cache_rows = ("input, uncached", "input, cache read", "cache-read share")
+    for row in cache_rows:
+        if cache_report is None:
+            assert vs[row]["ledger"] is None and vs[row]["error_pct"] is None and vs[row]["not_reported"]
+            assert lines[row].split()[-3:] == ["not", "reported", "-"] and "%" not in lines[row]
+        else:
+            assert not vs[row].get("not_reported") and lines[row].endswith("%")
+    for row in ("calls", "input, total", "output"):     # what the server reports is compared
+        assert lines[row].endswith("%") and vs[row]["error_pct"] is not None
