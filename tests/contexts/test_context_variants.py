@@ -10,6 +10,7 @@ from test_given_contexts import given_records, write_records
 
 from conftest import FAKE_CLAUDE
 from fakes.llm_servers import openai_server
+from ctxret.presentation.wording import wording
 from workflow import claude_calls, claude_env, mini_config, snakemake
 
 CLAUDE = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
@@ -27,7 +28,8 @@ def run(tmp_path_factory):
                                                                         "G1": {"file": str(path)}}},
                              pairs={"resamples": 1000, "variant_pairs": PAIRS,
                                     "primary": [{"a": "{dense}:T1", "b": "{dense}:A1"},
-                                                {"a": "{dense}:A1", "b": "{dense}:A2"}]})
+                                                {"a": "{dense}:A1", "b": "{dense}:A2"},
+                                                {"a": "{dense}:T1", "b": "{dense}:A2"}]})
         env = {**claude_env(tmp), "OPENAI_API_KEY": "sk-fake"}
         proc = snakemake(config, env=env)
         yield tmp, config, env, server, proc
@@ -37,7 +39,8 @@ def test_every_variant_is_compared_with_t1_and_with_each_other_paired(run):
     tmp = run[0]
     comparisons = json.loads((tmp / "results" / "pairs.json").read_text())["comparisons"]
     assert {(c["a"], c["b"]) for c in comparisons if c["role"] == "primary"} == {("e5:T1", "e5:A1"),
-                                                                                  ("e5:A1", "e5:A2")}
+                                                                                  ("e5:A1", "e5:A2"),
+                                                                                  ("e5:T1", "e5:A2")}
     assert {(c["a"], c["b"]) for c in comparisons} == {(f"{r}:{a}", f"{r}:{b}") for r in ("e5", "bm25", "he5")
                                                        for a, b in PAIRS}
     a1_a2 = [c for c in comparisons if (c["a"], c["b"], c["group"], c["k"]) == ("e5:A1", "e5:A2", "HP", 5)]
@@ -67,6 +70,21 @@ def test_each_paid_variant_is_estimated_preregistered_and_ledgered_on_its_own(ru
     texts = {v: [json.loads(l)["context"] for p in sorted((ctx / v / "docs").glob("*.jsonl"))
                  for l in p.read_text().splitlines()] for v in ("A1", "A3")}
     assert texts["A1"] == texts["A3"]
+
+
+def test_a_primary_between_two_paid_variants_says_no_free_pilot_stands_in(run):
+    """T1 vs A2 is planned on T1 vs X1 as T1 vs A1 is; A1 vs A2 has no free pilot: both sides' stand-in is X1."""
+    tmp = run[0]
+    prereg = json.loads((tmp / "results" / "preregistration.json").read_text())
+    planned = {(p["a"], p["b"]): p for p in prereg["primaries"]}
+    assert planned["e5:T1", "e5:A1"]["planning"] == planned["e5:T1", "e5:A2"]["planning"] == {"a": "e5:T1",
+                                                                                             "b": "e5:X1"}
+    both_paid = planned["e5:A1", "e5:A2"]
+    assert both_paid["planning"] is None and both_paid["no_pilot"] == "e5:X1" and "missing" not in both_paid
+    md = (tmp / "results" / "preregistration.md").read_text()   # in the report language, ko
+    said = wording("ko")["plan_no_pilot"].format(a="e5:A1", b="e5:A2", c="e5:X1")
+    assert f"**{said}**" in md and "pairs.fallback_variant를 더하라" not in md
+    assert f"e5:A1 vs e5:A2: {said}" in (tmp / "results" / "logs" / "preregister.log").read_text()
 
 
 def test_a_rerun_from_nothing_pays_nothing(run):

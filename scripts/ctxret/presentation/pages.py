@@ -371,6 +371,14 @@ def plan_sentence(p: dict, t: dict) -> str:
     return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}. {t['plan_assumes']}"
 
 
+def unplanned_sentence(p: dict, t: dict) -> str:
+    """Why a primary has no power estimate: its planning pair needs a condition the run does not
+    compute, or both its sides are paid and one free condition stands in for both (no free pilot)."""
+    if "missing" in p:
+        return t["plan_missing"].format(c=p["missing"])
+    return t["plan_no_pilot"].format(a=p["a"], b=p["b"], c=p["no_pilot"])
+
+
 def _generation_cell(g: dict | None) -> str:
     """What generating a measure's questions costs, online / by a batch API."""
     if g is None:
@@ -461,7 +469,7 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
         lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
                       f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", ""]
         if p["planning"] is None:
-            lines.append(f"**{t['plan_missing'].format(c=p['missing'])}**")
+            lines.append(f"**{unplanned_sentence(p, t)}**")
             continue
         pa, pb = p["planning"]["a"], p["planning"]["b"]
         lines += [f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",

@@ -206,6 +206,10 @@ WORDING = {
         "plan_observed": "failure-rate difference of the planning pair ({b} - {a}): {diff:+.3f}",
         "plan_missing": "No power estimate: its planning pair needs {c}, which this run does not compute "
                         "(add pairs.fallback_variant to that model's variants; X1 also needs contexts.free)",
+        "plan_no_pilot": "No power estimate before paying: no free pilot stands in for {a} vs {b}; with each "
+                         "paid context replaced by its free stand-in (pairs.fallback_variant) both sides are {c}, "
+                         "one condition against itself. pairs.md gives this comparison's power after the run, at "
+                         "its own discordance",
         "plan_mdd": "With {n} questions this comparison can only see a difference of {mdd:.3f} or more "
                     "(power {power:.0%})",
         "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
@@ -444,6 +448,9 @@ WORDING = {
         "plan_observed": "계획 쌍의 실패율 차이 ({b} - {a}): {diff:+.3f}",
         "plan_missing": "검정력 추정 없음: 계획 쌍에 필요한 {c}를 이 실행이 계산하지 않는다 "
                         "(그 모델의 variants에 pairs.fallback_variant를 더하라; X1은 contexts.free도 필요하다)",
+        "plan_no_pilot": "돈을 쓰기 전의 검정력 추정 없음: {a} vs {b}를 대신할 무료 예비 비교가 없다; 유료 문맥을 "
+                         "무료 대역(pairs.fallback_variant)으로 바꾸면 양쪽 모두 {c}, 같은 조건끼리다. pairs.md가 실행 "
+                         "뒤 이 비교 자신의 불일치율로 검정력을 준다",
         "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
         "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
         "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",

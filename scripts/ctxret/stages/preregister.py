@@ -15,12 +15,11 @@ import yaml
 
 from ctxret.contexts.prices import generation_cost
 from ctxret.evaluation.metrics import Measure, group_members, parse, question_outcomes
-from ctxret.evaluation.paired import LLM_VARIANT
 from ctxret.evaluation.preregistration import (committed_rule, duration_hours, needed_for_effect, plan_power,
                                                planning_side, question_hashes)
 from ctxret.evaluation.stats import design_effect, paired_counts
 from ctxret.fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
-from ctxret.presentation.pages import effect_lines, plan_sentence, preregistration_markdown
+from ctxret.presentation.pages import effect_lines, plan_sentence, preregistration_markdown, unplanned_sentence
 from ctxret.presentation.wording import wording
 from ctxret.questions.generation import prompts_in
 from ctxret.questions.sets import cluster_of
@@ -53,12 +52,12 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     hits: dict[tuple[str, int], dict] = {}
     out = []
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], plan["paid_variants"], plan["fallback_variant"]) for s in ("a", "b"))
         qids, hit = groups[p["group"]], Measure("Success", p["k"])
         missing = [c for c in (a, b) if c not in runs]
-        if missing:                      # said in the preregistration; the run goes on
+        if missing or a == b:            # said in the preregistration; the run goes on
             out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "N": len(qids),
-                        "planning": None, "missing": missing[0]})
+                        "planning": None, **({"missing": missing[0]} if missing else {"no_pilot": a})})
             continue
         for c in (a, b):
             if (c, p["k"]) not in hits:
@@ -96,9 +95,9 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
     a planning pair."""
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], plan["paid_variants"], plan["fallback_variant"]) for s in ("a", "b"))
         qids = group_members(gold, plan["groups"])[p["group"]]
-        if a not in runs or b not in runs or not qids:
+        if a not in runs or b not in runs or a == b or not qids:
             continue
         measures = {"failure@5": Measure("Success", 5), "MRR@10": parse("RR@10"), "nDCG@10": parse("nDCG@10")}
         outcomes = [question_outcomes(read_run(runs[c], chunks, questions=gold), gold, slug_of, list(measures.values()))
@@ -170,7 +169,7 @@ def preregister(input, output, params, **_) -> None:
     write_json(output.json, prereg)
     write_text(output.md, preregistration_markdown(prereg, t))
     for p in prereg["primaries"]:
-        said = t["plan_missing"].format(c=p["missing"]) if p["planning"] is None else plan_sentence(p, t)
+        said = unplanned_sentence(p, t) if p["planning"] is None else plan_sentence(p, t)
         print(f"{p['a']} vs {p['b']}: {said}")
 
 
