@@ -119,3 +119,22 @@ def test_a_variant_capped_at_one_worker_asks_one_document_at_a_time(tmp_path):
     assert a0 < b1 and b0 < a1   # at once
     (a0, a1), (b0, b1) = spans(results / "ctx" / "A2")
     assert a1 <= b0 or b1 <= a0  # one after the other
+
+
+def declared_threads(dry_run: str) -> dict[str, int]:
+    """{the job's variant and document: its threads} of every context job a dry run lists."""
+    out = {}
+    for block in dry_run.split("\nrule contexts:\n")[1:]:
+        fields = dict(line.strip().split(": ", 1) for line in block.split("\n[")[0].splitlines() if ": " in line)
+        out[fields["wildcards"]] = int(fields["threads"])
+    return out
+
+
+def test_a_local_servers_context_jobs_hold_its_threads(tmp_path):
+    """A2 on a local server of 2 threads (llm.server_threads): each of its document jobs declares 2
+    threads, so no embedding runs beside it on those cores; A1, a remote service, holds none."""
+    local = {"backend": "openai", "model": "local", "base_url": "http://127.0.0.1:9/v1", "server_threads": 2}
+    config = mini_config(tmp_path, contexts={"llm": CLAUDE, "variants": {"A2": {"llm": local}}})
+    threads = declared_threads(snakemake(config, "-n", env=claude_env(tmp_path)).stdout)
+    assert threads == {"cvar=A1, slug=kafka-lag": 0, "cvar=A1, slug=redis-ttl": 0,
+                       "cvar=A2, slug=kafka-lag": 2, "cvar=A2, slug=redis-ttl": 2}

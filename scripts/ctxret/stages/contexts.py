@@ -40,9 +40,10 @@ def contexts_file(input, output, params, **_) -> None:
     file gives no context (nothing written then)."""
     paths = [Path(p) for p in output]
     docs = documents_with_chunks(input.docs, input.chunks, [p.stem for p in paths])
-    given = read_given(input.given, dict(params.fields), ReplyChecks.of(dict(params.reply)))
+    checks, fields, position = ReplyChecks.of(dict(params.reply)), dict(params.fields), params.context_position
+    given = read_given(input.given, fields, checks, position)
     backend = GivenBackend(input.given, covering(given, [c for _, chunks in docs.values() for c in chunks],
-                                                 input.given))
+                                                 input.given, fields, checks, position))
     prompt = read_prompt(input.template)
     for path, (doc, chunks) in zip(paths, docs.values()):
         print(write_document(path, params.variant, doc, chunks, backend, prompt, params, None))

@@ -20,7 +20,10 @@ SETTINGS = {"required": ["model", "base_url"], "properties": {
     "temperature": {"type": "number", "default": 0},
     "api_key_env": {"type": "string", "minLength": 1, "default": "OPENAI_API_KEY",
                     "description": "unset: the key 'none' (local servers)"},
-    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300}}}
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300},
+    "server_threads": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "the cores a local server on this machine uses: each context job of the "
+                                      "variant holds that many, so no embedding runs beside it (0: a remote service)"}}}
 
 
 class OpenAIBackend(SdkBackend):
