@@ -15,6 +15,7 @@ import yaml
 
 from ctxret.contexts.prices import generation_cost
 from ctxret.evaluation.metrics import Measure, group_members, parse, question_outcomes
+from ctxret.evaluation.paired import LLM_VARIANT
 from ctxret.evaluation.preregistration import (committed_rule, duration_hours, needed_for_effect, plan_power,
                                                planning_side, question_hashes)
 from ctxret.evaluation.stats import design_effect, paired_counts
@@ -45,6 +46,11 @@ def corpus_record(corpus: dict, files: list[str], docs: int, chunks: int) -> dic
             "documents": docs, "chunks": chunks}
 
 
+def paid_sides(plan: dict) -> list[str]:
+    """The variants a planning pair replaces by the fallback: A1 and every paid named variant."""
+    return [LLM_VARIANT, *plan["paid_variants"]]
+
+
 def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, dict]) -> list[dict]:
     """Per primary: its nearest free pair and the power figures at that pair's discordance."""
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
@@ -52,7 +58,7 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     hits: dict[tuple[str, int], dict] = {}
     out = []
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], plan["paid_variants"], plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], paid_sides(plan), plan["fallback_variant"]) for s in ("a", "b"))
         qids, hit = groups[p["group"]], Measure("Success", p["k"])
         missing = [c for c in (a, b) if c not in runs]
         if missing or a == b:            # said in the preregistration; the run goes on
@@ -95,7 +101,7 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
     a planning pair."""
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], plan["paid_variants"], plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], paid_sides(plan), plan["fallback_variant"]) for s in ("a", "b"))
         qids = group_members(gold, plan["groups"])[p["group"]]
         if a not in runs or b not in runs or a == b or not qids:
             continue
