@@ -129,11 +129,12 @@ WORDING = {
         "ex_title": "Every question", "ex_link": "Every question, explorable: why a question flipped",
         "ex_note": "Each question with its group, gold chunk and rank under every condition (green: in the top k, "
                    "red: not; -: not in the run). Choose a comparison and k, filter, and click a question to see "
-                   "its text, the gold chunk's text and contexts, and the top 5 of both sides (gold marked ★).",
+                   "its text, the gold chunk's text and contexts, and the top 5 of both sides (gold marked ★). A "
+                   "question an LLM wrote has its set marked generated.",
         "ex_pair": "comparison", "ex_filter": "show", "ex_search": "search", "ex_all": "all",
         "ex_flipped": "flipped between A and B", "ex_failed": "failed everywhere", "ex_bm25": "only BM25 found it",
         "ex_question": "Question", "ex_gold_chunk": "gold chunk", "ex_context": "context", "ex_top": "top 5 of",
-        "ex_rank": "rank", "ex_count": "{n} of {all} questions",
+        "ex_rank": "rank", "ex_count": "{n} of {all} questions", "ex_generated": "generated",
         "plot_failure_panel": "failure rate@{k}, {group} (95 % Wilson)",
         "plot_diff_axis": "failure rate B - A (below 0: B fails less); red: primary, grey: secondary",
         "plot_diff_title": "Paired differences with 95 % cluster-bootstrap intervals",
@@ -369,11 +370,12 @@ WORDING = {
                           "the backend's own": "백엔드 고유"},
         "ex_title": "모든 질문", "ex_link": "모든 질문 살펴보기: 질문의 결과가 왜 뒤바뀌었는가",
         "ex_note": "질문마다 그룹, 정답 청크, 조건별 순위(초록: 상위 k 안, 빨강: 밖; -: 런에 없음). 비교와 k를 고르고 "
-                   "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다.",
+                   "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다. "
+                   "LLM이 쓴 질문은 세트 옆에 '생성' 표시가 붙는다.",
         "ex_pair": "비교", "ex_filter": "보기", "ex_search": "찾기", "ex_all": "전체",
         "ex_flipped": "A와 B 사이에 뒤바뀜", "ex_failed": "모든 조건에서 실패", "ex_bm25": "BM25만 찾음",
         "ex_question": "질문", "ex_gold_chunk": "정답 청크", "ex_context": "문맥", "ex_top": "상위 5개:",
-        "ex_rank": "순위", "ex_count": "{all}문항 중 {n}문항",
+        "ex_rank": "순위", "ex_count": "{all}문항 중 {n}문항", "ex_generated": "생성",
         "plot_failure_panel": "실패율@{k}, {group} (95 % Wilson)",
         "plot_diff_axis": "실패율 B - A (0보다 작으면 B가 덜 실패); 빨강: 주 비교, 회색: 이차 비교",
         "plot_diff_title": "짝 차이와 95 % 클러스터 부트스트랩 구간",
