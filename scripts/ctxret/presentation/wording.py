@@ -160,11 +160,18 @@ WORDING = {
         "agreement_note": "Each primary's rule applied to a generated group beside its verdict on the human "
                           "group (on the generated group not a preregistered verdict: for agreement only), and "
                           "how far the two groups order all conditions alike by the primary measure.",
+        "agreement_title_judged": "Judged and human questions side by side",
+        "agreement_note_judged": "Each primary's rule applied to a judged group (scored by the LLM's graded qrels) "
+                                 "beside its verdict on the human group (on the judged group not a preregistered "
+                                 "verdict: for agreement only), and how far the two groups order all conditions "
+                                 "alike by the primary measure.",
         "agreement_primary": "primary", "agreement_on": "on {group}", "agreement_condition": "condition",
         "agreement_verdicts": "{a} vs {b}: on {human} {on_human}; on {generated} {on_generated}",
         "agreement_tau": "Kendall's τ-b between the orderings of the {n} conditions by {measure} on {human} and on "
                          "{generated}: {tau:.2f} (p {p:.3f}); the field's anchor: TREC DL 2023 found τ = "
                          "{anchor:g} between synthetic and human queries.",
+        "agreement_tau_judged": "Kendall's τ-b between the orderings of the {n} conditions by {measure} on {human} "
+                                "and on {generated}: {tau:.2f} (p {p:.3f}).",
         "agreement_pair": "Kendall's τ is not given: with {n} conditions (one pair) the orderings by {measure} on "
                           "{human} and on {generated} can only agree or reverse (τ = ±1 by construction); the "
                           "verdicts side by side are the comparison.",
@@ -401,11 +408,18 @@ WORDING = {
         "agreement_note": "각 주 비교의 규칙을 생성한 그룹에 적용한 결과를 사람이 쓴 그룹의 판정 옆에 둔다 "
                           "(생성한 그룹의 판정은 사전 등록한 판정이 아니라 일치를 보기 위한 것이다). 두 그룹이 "
                           "주 지표로 모든 조건을 얼마나 같은 순서로 세우는지도 보인다.",
+        "agreement_title_judged": "LLM이 판정한 질문과 사람이 쓴 질문 나란히",
+        "agreement_note_judged": "각 주 비교의 규칙을 판정한 그룹(LLM이 매긴 등급의 qrels로 채점)에 적용한 결과를 "
+                                 "사람이 쓴 그룹의 판정 옆에 둔다 (판정한 그룹의 판정은 사전 등록한 판정이 아니라 "
+                                 "일치를 보기 위한 것이다). 두 그룹이 주 지표로 모든 조건을 얼마나 같은 순서로 "
+                                 "세우는지도 보인다.",
         "agreement_primary": "주 비교", "agreement_on": "{group}에서", "agreement_condition": "조건",
         "agreement_verdicts": "{a} 대 {b}: {human}에서 {on_human}; {generated}에서 {on_generated}",
         "agreement_tau": "{human}과 {generated}에서 {measure}로 세운 조건 {n}개의 순서 사이의 Kendall τ-b: "
                          "{tau:.2f} (p {p:.3f}); 이 분야의 기준점: TREC DL 2023에서 합성 질의와 사람 질의 사이 "
                          "τ = {anchor:g}.",
+        "agreement_tau_judged": "{human}과 {generated}에서 {measure}로 세운 조건 {n}개의 순서 사이의 Kendall τ-b: "
+                                "{tau:.2f} (p {p:.3f}).",
         "agreement_pair": "Kendall τ는 내지 않는다: 조건이 {n}개(한 쌍)뿐이면 {human}과 {generated}에서 "
                           "{measure}로 세운 순서는 같거나 뒤집힐 수밖에 없다(정의상 τ = ±1); 나란히 놓은 판정이 "
                           "비교다.",
