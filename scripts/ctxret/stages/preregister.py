@@ -22,7 +22,7 @@ from ctxret.evaluation.stats import design_effect, paired_counts
 from ctxret.fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
 from ctxret.presentation.pages import effect_lines, plan_sentence, preregistration_markdown, unplanned_sentence
 from ctxret.presentation.wording import wording
-from ctxret.questions.generation import prompts_in
+from ctxret.questions.generation import REPLY_TOKENS, prompt_chars
 from ctxret.questions.sets import cluster_of
 from ctxret.retrieval.runs import read_run
 from ctxret.runtime.stage_runner import run_rule
@@ -81,19 +81,6 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     return out
 
 
-# What one generated question's reply takes: the question and its passage (a planning figure)
-REPLY_TOKENS = 150
-
-
-def prompt_chars(prompts: str, language: str, chunks: dict[str, dict]) -> float:
-    """The characters of one generation call: the system prompt, a mean kind's prompt (the corpus
-    language's, prompts_in) and a mean chunk."""
-    texts = prompts_in(yaml.safe_load(Path(prompts).read_text(encoding="utf-8")), language)
-    kinds = [v for k, v in texts.items() if k != "system"]
-    return (len(texts["system"]) + sum(map(len, kinds)) / len(kinds)
-            + sum(len(c["text"]) for c in chunks.values()) / len(chunks))
-
-
 def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, dict], prompts: str) -> dict | None:
     """The questions each candidate measure needs for pairs.smallest_effect, from the first
     primary's planning pair (its free runs: the pilot), and what generating that many would cost
@@ -113,7 +100,8 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
         most = max((n["needed"] for n in needed.values() if n["needed"]), default=None)
         cost = None
         if plan["generation_model"]:
-            chars = prompt_chars(prompts, plan["corpus_language"]["language"], chunks)
+            chars = prompt_chars(yaml.safe_load(Path(prompts).read_text(encoding="utf-8")),
+                                 plan["corpus_language"]["language"], list(chunks.values()))
             for m in needed.values():
                 m["generation"] = generation_cost(m["needed"], chars, REPLY_TOKENS, plan["generation_prices"]) \
                     if m["needed"] else None
