@@ -212,6 +212,11 @@ def context_llm(wildcards):
     return P.context_variants[wildcards.cvar]
 
 
+def context_threads(wildcards):
+    """The cores a paid variant's local server uses (llm.server_threads; a backend without that setting: none)."""
+    return P.context_variants[wildcards.cvar].get("server_threads", 0)
+
+
 def given_file(wildcards):
     """The file a named context variant's contexts are read from."""
     return P.context_variants[wildcards.cvar]["file"]
@@ -219,6 +224,10 @@ def given_file(wildcards):
 
 def given_fields(wildcards):
     return P.context_variants[wildcards.cvar]["fields"]
+
+
+def given_position(wildcards):
+    return P.context_variants[wildcards.cvar]["context_position"]
 
 
 def context_files(wildcards):

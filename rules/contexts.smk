@@ -57,10 +57,11 @@ if BY_BATCH:
 if ONLINE or not BY_BATCH:
 
     # A paid variant online (A1, A2, ...): one job per document, its chunks one call after another
-    # (prompt cache). A job waits on the network, not the CPU, so it holds no core (threads 0):
-    # `llm_workers` caps the documents in flight whatever --cores is, and a capped variant's own
-    # llm_workers_<name> its own. Priority: a free slot goes to the next document before any
-    # other job.
+    # (prompt cache). A job waits on the network, not the CPU, so it holds no core (threads 0), but
+    # for a local server on this machine (llm.server_threads), whose cores it holds so that no
+    # embedding runs beside it: `llm_workers` caps the documents in flight whatever --cores is, and
+    # a capped variant's own llm_workers_<name> its own. Priority: a free slot goes to the next
+    # document before any other job.
     rule contexts:
         input:
             shard=P.context_shard("{slug}"),
@@ -77,7 +78,7 @@ if ONLINE or not BY_BATCH:
         priority: 10
         conda:
             "../envs/contexts.yaml"
-        threads: 0
+        threads: context_threads
         resources:
             **variant_worker_claims(),
             llm_workers=1,
@@ -140,6 +141,7 @@ if GIVEN_VARIANTS:
         params:
             **context_params("{cvar}", None, attempts=1, backoff_s=0),
             fields=given_fields,
+            context_position=given_position,
             reply=P.setting("contexts.reply"),
         script:
             "../scripts/ctxret/stages/contexts.py"

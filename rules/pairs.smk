@@ -7,6 +7,7 @@ rule pairs:
         questions=P.questions,
         plan=ancient(P.plan_file),  # read when the rule changes (params below), not rerun for it
         preregistration=P.preregistration,
+        judgments=[P.judgments(name) for name in P.judged_sets],
     output:
         md=P.pairs_md,
         json=P.pairs_json,

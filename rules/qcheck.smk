@@ -64,6 +64,7 @@ if GENERATING:
             set_name="{gset}",
             spec=generation_spec,
             llm=P.setting("contexts.llm"),
+            prices=generation_prices(),
             language=P.setting("corpus.language"),
             attempts=P.setting("contexts.attempts"),
             backoff_s=P.setting("contexts.backoff_s"),

@@ -16,7 +16,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-fro
          "--no-first-run", "--disable-extensions"]
 
 # Runs in the wrapper once the iframe's page has loaded: every element whose right edge passes the
-# viewport, then (the explorer) each filter's count and rows, and the first row opened.
+# viewport, then (the explorer) each filter's count and rows, the first row opened, then every group's rows' set cells.
 CHECK = """
 const f = document.getElementById('f'), started = performance.now();
 f.addEventListener('load', () => setTimeout(() => {
@@ -38,6 +38,8 @@ f.addEventListener('load', () => setTimeout(() => {
     }
     const first = d.querySelector('#rows tr.q');
     if (first) { first.click(); out.opened = d.querySelector('td.detail').innerText; out.overflow_open = over(); }
+    const g = d.getElementById('group'); g.value = ''; g.dispatchEvent(new Event('change'));
+    out.sets = [...d.querySelectorAll('#rows tr.q td:nth-child(2)')].map(td => td.textContent);  // every group's
   }
   document.getElementById('result').textContent = JSON.stringify(out);
 }, 50));

@@ -3,6 +3,7 @@ document and chunk index or chunk id, checked like a paid reply, every chunk cov
 embedded, searched and compared like A1, through real workflow runs on the mini corpus."""
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -10,19 +11,25 @@ import pytest
 from conftest import FAKE_CLAUDE, settings
 from workflow import claude_calls, claude_env, mini_config, snakemake
 
-from ctxret.contexts.given import read_given
+from ctxret.contexts.given import read_given, separated
 from ctxret.contexts.replies import ReplyChecks
 from ctxret.errors import InputError
+from ctxret.text.chunk_text import with_context
 
 CHECKS = ReplyChecks.of(settings()["contexts"]["reply"])
 FIELDS = {"doc": "doc", "chunk": "chunk", "context": "context"}
+T1 = settings()["chunking"]["t1_template"]
+
+
+def run_chunks(tmp: Path) -> list[dict]:
+    """The mini corpus's chunks, made by a run of the chunks alone."""
+    snakemake(mini_config(tmp), str(tmp / "results" / "chunks.jsonl"))
+    return [json.loads(l) for l in (tmp / "results" / "chunks.jsonl").read_text().splitlines()]
 
 
 def given_records(tmp: Path) -> list[dict]:
-    """A record per chunk of the mini corpus (its chunks made by a run of the chunks alone): even
-    chunks by index, odd ones by chunk id."""
-    snakemake(mini_config(tmp), str(tmp / "results" / "chunks.jsonl"))
-    chunks = [json.loads(l) for l in (tmp / "results" / "chunks.jsonl").read_text().splitlines()]
+    """A record per chunk of the mini corpus: even chunks by index, odd ones by chunk id."""
+    chunks = run_chunks(tmp)
     index, out = {}, []
     for c in chunks:
         i = index[c["doc"]] = index.get(c["doc"], -1) + 1
@@ -36,8 +43,8 @@ def write_records(path: Path, records: list[dict]) -> Path:
     return path
 
 
-def given_config(tmp: Path, path: Path, **contexts):
-    return mini_config(tmp, contexts={"variants": {"G1": {"file": str(path)}}, **contexts},
+def given_config(tmp: Path, path: Path, given: dict | None = None, **contexts):
+    return mini_config(tmp, contexts={"variants": {"G1": {"file": str(path), **(given or {})}}, **contexts},
                        pairs={"resamples": 1000, "variant_pairs": [["T1", "G1"], ["X1", "G1"]],
                               "primary": [{"a": "{dense}:T1", "b": "{dense}:G1"}]})
 
@@ -99,7 +106,66 @@ def test_parquet_with_its_own_field_names_and_a_chunk_named_twice(tmp_path):
     path = tmp_path / "g.parquet"
     pa.parquet.write_table(pa.table({"document": ["a", "a"], "idx": [0, 1], "ctx": ["first", " second "]}), path)
     fields = {"doc": "document", "chunk": "idx", "context": "ctx"}
-    assert read_given(str(path), fields, CHECKS) == {("a", 0): "first", ("a", 1): "second"}
+    assert {k: g.text for k, g in read_given(str(path), fields, CHECKS).items()} == {("a", 0): "first",
+                                                                                    ("a", 1): "second"}
     pa.parquet.write_table(pa.table({"document": ["a", "a"], "idx": [0, 0], "ctx": ["first", "again"]}), path)
     with pytest.raises(InputError, match=rf"^{re.escape(str(path))} row 2: document 'a' chunk 0 has a context already"):
         read_given(str(path), fields, CHECKS)
+
+
+def contextualised(tmp: Path, position: str) -> tuple[list[dict], list[dict], list[str]]:
+    """(chunks, records, contexts): a record per chunk holding its contextualised text, the context
+    before (prefix) or after (suffix) the chunk's text as a pipeline joins them, the chunk's line
+    breaks rewritten in every other record (a pipeline that joined its lines)."""
+    chunks, records, contexts = run_chunks(tmp), [], []
+    for i, c in enumerate(chunks):
+        context = f"{c['title']} 문서, {i}번째 문단의 문맥."
+        text = c["text"] if i % 2 else " ".join(c["text"].split())
+        records.append({"doc": c["doc"], "chunk": c["name"], "contextualized":
+                        f"{context}\n\n{text}\n" if position == "prefix" else f"  {text}\n{context}"})
+        contexts.append(context)
+    return chunks, records, contexts
+
+
+@pytest.mark.parametrize("position", ["prefix", "suffix"])
+def test_contexts_are_separated_from_contextualised_chunk_texts(tmp_path, position):
+    chunks, records, contexts = contextualised(tmp_path, position)
+    path = write_records(tmp_path / "g1.jsonl", records)
+    given = {"context_position": position, "fields": {"text": "contextualized"}}
+    results = tmp_path / "results"
+    snakemake(given_config(tmp_path, path, given), str(results / "var-G1.jsonl"))
+    written = [json.loads(l) for p in sorted((results / "ctx" / "G1" / "docs").glob("*.jsonl"))
+               for l in p.read_text().splitlines()]
+    assert sorted(r["context"] for r in written) == sorted(contexts)
+    texts = [json.loads(l)["text"] for l in (results / "var-G1.jsonl").read_text().splitlines()]
+    assert texts == [with_context(x, c, T1) for x, c in zip(contexts, chunks)]   # the context before T1
+
+
+def test_a_contextualised_text_without_its_chunks_text_stops_the_run_naming_its_line(tmp_path):
+    chunks, records, _ = contextualised(tmp_path, "prefix")
+    records[2] = {**records[2], "contextualized": records[2]["contextualized"].rstrip()[:-3]}   # its end cut
+    records[4] = {**records[4], "contextualized": chunks[4]["text"]}   # no context: fails the reply checks
+    path = write_records(tmp_path / "g1.jsonl", records)
+    given = {"context_position": "prefix", "fields": {"text": "contextualized"}}
+    proc = snakemake(given_config(tmp_path, path, given), check=False)
+    errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
+    assert proc.returncode != 0 and errors == [
+        f"error: {path}:3: field 'contextualized' does not end with the text of document {chunks[2]['doc']!r} "
+        f"chunk 2 ({chunks[2]['name']}) (context_position prefix: the context, then the chunk's text, compared "
+        f"with every run of whitespace as one)"], proc.stderr
+    assert "Traceback" not in proc.stderr and not list((tmp_path / "results" / "ctx").glob("G1/docs/*.jsonl"))
+    records[2] = contextualised(tmp_path / "again", "prefix")[1][2]
+    write_records(path, records)
+    proc = snakemake(given_config(tmp_path, path, given), check=False)
+    assert f"error: {path}:5: the context fails the reply checks (empty: " in proc.stderr, proc.stderr
+
+
+def test_contextualised_text_separated_word_by_word():
+    chunk = "첫 줄\n둘째  줄"
+    assert separated("문맥이다.\n\n첫 줄 둘째 줄\n", chunk, "prefix") == "문맥이다."
+    assert separated("첫 줄\n\n둘째 줄 문맥이다.", chunk, "suffix") == "문맥이다."
+    assert separated("문맥이다. 첫 줄 둘째", chunk, "prefix") is None
+    assert separated("문맥이다. 첫 줄 둘째 줄a", chunk, "prefix") is None   # a word is a word, whole
+    assert separated("첫 줄 둘째 줄", chunk, "prefix") == ""
+    decomposed = unicodedata.normalize("NFD", "문맥. 첫 줄 둘째 줄")
+    assert separated(decomposed, chunk, "prefix") == "문맥."

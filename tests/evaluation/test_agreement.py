@@ -51,3 +51,9 @@ def test_the_same_ordering_agrees_fully_and_a_reversed_one_not_at_all():
 def test_a_group_is_generated_only_when_all_its_sets_are():
     origins = group_origins({"HP": ["H", "P"], "Gen": ["Gen"], "Both": ["H", "Gen"]}, {"Gen"})
     assert origins == {"HP": "human", "Gen": "generated", "Both": "mixed"}
+
+
+def test_a_group_of_judged_sets_without_gold_is_judged_and_never_merged_silently():
+    origins = group_origins({"HP": ["H", "P"], "Gen": ["Gen"], "Q": ["Q"], "HQ": ["H", "Q"], "GQ": ["Gen", "Q"]},
+                            {"Gen"}, frozenset({"Q"}))
+    assert origins == {"HP": "human", "Gen": "generated", "Q": "judged", "HQ": "mixed", "GQ": "mixed"}

@@ -113,7 +113,7 @@ def run_pairs(data, language="en", primary=PRIMARY, variant_pairs=(("T1", "X1"),
                                  if found else stated_language(corpus_language, None))}, title=title)
     pairs.pairs(input=SimpleNamespace(gold=data.gold, sets=data.records, chunks=data.chunks, runs=data.runs,
                                     questions=str(data.tmp / "questions.jsonl"), plan=write_plan(data, plan),
-                                    preregistration=preregistration.json),
+                                    preregistration=preregistration.json, judgments=[]),
               output=output, params=params)
     return json.loads(Path(output.json).read_text()), Path(output.md).read_text()
 

@@ -25,6 +25,9 @@ system prompt whose blocks carry cache_control (write on first sight, read after
 OpenAI server caches every system prompt it has seen, reported as OpenAI and vLLM do
 (usage.prompt_tokens_details.cached_tokens), or as llama.cpp's server does (`server.cache_report =
 "timings"`: timings.cache_n and prompt_n, the tokens processed), or not at all (None, as Ollama).
+It states its context window (`server.n_ctx`) where `server.window_report` says: "llama.cpp"
+(GET /props default_generation_settings.n_ctx; GET /v1/models meta.n_ctx_train, twice that), "vllm"
+(GET /v1/models max_model_len) or None (the model listed without a window, as OpenAI; no /props).
 """
 from __future__ import annotations
 
@@ -85,6 +88,8 @@ class FakeServer(OpenAIBatchAPI):
         self.lost_creates = 0   # the next n batch create calls make their batch, then answer 500
         self.slow_creates = 0   # the next n batch create calls wait sleep_s before making their batch
         self.cache_report: str | None = "usage"   # OpenAI: where a completion reports its cached prefix
+        self.window_report: str | None = None      # OpenAI: where the server states its context window
+        self.n_ctx = 4096
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -316,7 +321,23 @@ class FakeServer(OpenAIBatchAPI):
                                    "model": req["model"], "content": [{"type": "text", "text": answer}],
                                    "stop_reason": "end_turn", "stop_sequence": None, "usage": usage})
 
+    def served_model(self, path: str) -> tuple[int, dict]:
+        """GET /props (llama.cpp's server) and GET /v1/models, as `window_report` says."""
+        model = {"id": "served-model.gguf", "object": "model", "created": 1733443200, "owned_by": "fake"}
+        if path == "/props" and self.window_report == "llama.cpp":
+            return 200, {"default_generation_settings": {"n_ctx": self.n_ctx, "params": {"temperature": 0.8}},
+                         "total_slots": 1, "model_path": "/models/served-model.gguf"}
+        if path == "/v1/models" and self.window_report == "llama.cpp":
+            return 200, {"object": "list", "data": [{**model, "meta": {"n_ctx_train": 2 * self.n_ctx}}]}
+        if path == "/v1/models":
+            return 200, {"object": "list", "data": [{**model, **({"max_model_len": self.n_ctx}
+                                                                  if self.window_report == "vllm" else {})}]}
+        return 404, {"error": {"message": f"Unknown path {path}", "type": "invalid_request_error",
+                               "param": None, "code": "unknown_url"}}
+
     def openai(self, path: str, headers: dict, req) -> tuple[int, dict]:
+        if path in ("/props", "/v1/models"):
+            return self.served_model(path)
         if path != "/v1/chat/completions":
             return 404, {"error": {"message": f"Unknown path {path}", "type": "invalid_request_error",
                                    "param": None, "code": "unknown_url"}}

@@ -31,7 +31,7 @@ class Scripts(HTMLParser):
 def nasty_page() -> tuple[dict, str]:
     chunks = {f"{i:05d}": {"name": f"doc#{i}", "title": text, "section": NASTY[-1 - i], "text": f"chunk {text}"}
               for i, text in enumerate(NASTY)}
-    gold = {f"q{i}": {"set": "K", "question": f"why {text}?", "gold_chunks": [f"{i:05d}"]}
+    gold = {f"q{i}": {"set": "K", "generated": False, "question": f"why {text}?", "gold_chunks": [f"{i:05d}"]}
             for i, text in enumerate(NASTY)}
     runs = {"bm25:T1": {q: list(chunks) for q in gold}, "e5:T1": {q: list(reversed(chunks)) for q in gold}}
     data = explorer_data(gold, chunks, runs, {"comparisons": [{"a": "bm25:T1", "b": "e5:T1", "group": "K", "k": 5}]},

@@ -286,7 +286,8 @@ def synthetic_explorer(tmp_path, n: int, comparisons: list[dict],
     chunks = {f"{i:05d}": {"name": f"doc{i // 10}#{i % 10}", "title": f"문서 {i // 10}", "section": "",
                            "text": f"청크 {i} " * 60} for i in range(2 * n)}
     ids = list(chunks)
-    gold = {f"q{i}": {"set": "K", "question": f"질문 {i}?", "gold_chunks": [ids[(7 * i) % (2 * n)]]} for i in range(n)}
+    gold = {f"q{i}": {"set": "K", "generated": False, "question": f"질문 {i}?", "gold_chunks": [ids[(7 * i) % (2 * n)]]}
+            for i in range(n)}
     runs = {f"{r}:{v}": {q: [ids[(7 * i + s * j + 3 * m) % (2 * n)] for j in range(20)] for i, q in enumerate(gold)}
             for m, (r, v, s) in enumerate(conditions)}
     data = explorer_data(gold, chunks, runs, {"comparisons": comparisons}, {"K": list(gold)},

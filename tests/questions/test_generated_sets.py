@@ -1,6 +1,7 @@
 """A generated question set through the real workflow on the mini corpus, the fake claude writing
 the questions: a run stops before paying until `make generate-questions` has written the set; the
-set then passes the question check and is scored as a set of its own, marked generated; nothing
+set then passes the question check and is scored as a set of its own, marked generated (in
+question-sets.json and on every row of questions.jsonl, gold.json and the explorer); nothing
 reruns when unchanged and nothing is paid twice (the fake's calls counted)."""
 import json
 import re
@@ -8,9 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from browser import CHROMIUM, look
 from conftest import FAKE_CLAUDE
 from workflow import ROOT, claude_calls, claude_env, mini_config, snakemake
 
+from ctxret.evaluation.preregistration import question_hashes
 from ctxret.fileio import read_json, read_jsonl
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
@@ -99,6 +102,23 @@ def test_the_preregistration_states_the_questions_the_smallest_effect_needs_and_
     if effect["most"]:   # the pilot shows a difference: generating that many is priced by opus's row
         assert effect["generation"]["model"] == "opus" and effect["generation"]["questions"] == effect["most"]
         assert f"opus로 질문 {effect['most']:,}개 생성" in md and "배치 API $" in md
+
+
+def test_every_row_says_whether_its_question_was_generated(run, tmp_path):
+    rows = read_jsonl(run.results / "questions.jsonl")
+    assert {q["set"]: q["generated"] for q in rows} == {"H": False, "P": False, "G": False, "Gen": True}
+    assert all(q["generated"] is (q["set"] == "Gen") for q in rows)
+    # the mark is beside what a question says: the preregistration's hashes of the questions are those of before
+    assert read_json(run.results / "preregistration.json")["questions"] == question_hashes(rows)
+    gold = read_json(run.results / "gold.json")["questions"]
+    assert all(g["generated"] is (g["set"] == "Gen") for g in gold.values())
+    page = (run.results / "report" / "explorer.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)[1])
+    assert {q["set"] for q in data["questions"] if q["generated"]} == {"Gen"}
+    assert {q["set"] for q in data["questions"] if not q["generated"]} == {"H", "P", "G"}
+    if CHROMIUM:   # what a reader sees: the set cell of each row, a generated one marked (in Korean, the corpus's)
+        seen = look(run.results / "report" / "explorer.html", tmp_path)["sets"]
+        assert "Gen 생성" in seen and "H" in seen and not any(s.startswith("H ") for s in seen), seen
 
 
 def test_with_review_required_only_the_questions_a_person_accepted_are_scored(run):

@@ -26,8 +26,8 @@ def check_before_paying(p: Plan, prompt: str, prices: str) -> None:
             raise InputError(f"{prices}: model {priced_model(llm)!r} has no batch prices, which backend "
                              f"{llm['backend']!r} pays: add `batch: {{input, output, cache_write, cache_read}}` to its row")
     for name in given_variants(p.context_variants):
-        read_given(p.context_variants[name][GIVEN], p.context_variants[name]["fields"],
-                   ReplyChecks.of(config["contexts"]["reply"]))
+        spec = p.context_variants[name]
+        read_given(spec[GIVEN], spec["fields"], ReplyChecks.of(config["contexts"]["reply"]), spec["context_position"])
     if config["qdrant"]["url"]:
         from ctxret.retrieval.qdrant import server_client  # qdrant-client: imported only for a server
 

@@ -151,8 +151,20 @@ def figures(s: dict) -> dict:
                               s["cache_read_share"], u["output_tokens"], s["cost_usd"])))
 
 
+# the figures a server that states no cached tokens leaves unknown (its input all counted uncached)
+CACHE_FIGURES = ("input, uncached", "input, cache read", "cache-read share")
+
+
+def cache_unreported(s: dict) -> bool:
+    """No answer of the ledger `s` stated its cached tokens (a server such as Ollama)."""
+    return bool(s["results"]) and s.get("cache_not_reported", 0) == s["results"]
+
+
 def versus(estimated: dict, measured: dict) -> dict:
-    """{figure: {estimate, ledger, error_pct}}: error = (estimate - ledger) / ledger, None at 0."""
+    """{figure: {estimate, ledger, error_pct}}: error = (estimate - ledger) / ledger, None at 0; the
+    cache figures of a ledger whose server stated no cached tokens are None, `not_reported`."""
     e, m = figures(estimated), figures(measured)
-    return {k: {"estimate": e[k], "ledger": m[k],
-                "error_pct": (e[k] - m[k]) / m[k] * 100 if m[k] else None} for k in FIGURES}
+    unknown = CACHE_FIGURES if cache_unreported(measured) else ()
+    return {k: {"estimate": e[k], "ledger": None, "error_pct": None, "not_reported": True} if k in unknown else
+            {"estimate": e[k], "ledger": m[k], "error_pct": (e[k] - m[k]) / m[k] * 100 if m[k] else None}
+            for k in FIGURES}

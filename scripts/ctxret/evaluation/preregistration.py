@@ -4,8 +4,9 @@ will take, and whether a finished run kept to its preregistration. Pure function
 
 The power figures are ctxret.evaluation.stats's, for the verdict's bootstrap interval (normal
 approximation) and for the exact sign test, with the discordance of a free pair of conditions
-as the planning value: the primary's sides with A1 replaced by the fallback
-variant (`{dense}:T1` vs `{dense}:X1` for `{dense}:T1` vs `{dense}:A1`).
+as the planning value: the primary's sides with each paid variant replaced by the fallback
+variant (`{dense}:T1` vs `{dense}:X1` for `{dense}:T1` vs `{dense}:A1` or `{dense}:A2`); two paid
+sides become one condition, and no free pair stands in for them.
 """
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ def question_hashes(questions: list[dict]) -> dict[str, str]:
     return {q["id"]: sha256_text(canonical_lines([q])) for q in questions}
 
 
-def planning_side(condition: str, paid: str, fallback: str) -> str:
-    """The free condition nearest to `condition`: the paid variant replaced by the fallback."""
+def planning_side(condition: str, paid: list[str], fallback: str) -> str:
+    """The free condition nearest to `condition`: a paid variant replaced by the fallback."""
     retriever, _, variant = condition.rpartition(":")
-    return f"{retriever}:{fallback}" if variant == paid else condition
+    return f"{retriever}:{fallback}" if variant in paid else condition
 
 
 TESTS = {"interval": interval_power, "sign": paired_power}  # the verdict's interval, the sign test

@@ -19,6 +19,7 @@ tr.q:hover{background:#f7f7ff}.controls{display:flex;flex-wrap:wrap;gap:.5em 1.2
 border-left:3px solid #ddd;padding-left:.5em}.top{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 ol{padding-left:1.6em;margin:.2em 0}.pager button{margin-right:.4em}code{font-size:90%}
 th.c{overflow-wrap:normal;vertical-align:bottom;text-align:left}
+.gen{font-size:80%;background:#eef;border:1px solid #99c;border-radius:3px;padding:0 3px}
 th.c span{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}"""
 # a condition's header is one line turned upright (th.c): never broken inside its name, however narrow
 
@@ -69,7 +70,8 @@ function draw() {
   let h = '';
   for (const i of shown) {
     const q = D.questions[i];
-    h += `<tr class="q" data-i="${i}"><td>${esc(q.id)}</td><td>${esc(q.set)}</td><td>${esc(q.q)}</td>
+    h += `<tr class="q" data-i="${i}"><td>${esc(q.id)}</td><td>${esc(q.set)}${q.generated
+      ? ` <span class="gen">${esc(T.generated)}</span>` : ''}</td><td>${esc(q.q)}</td>
       <td>${q.gold.map(id => esc(D.chunks[id].name)).join(', ')}</td>${q.ranks.map(r => `<td>${rankCell(r)}</td>`).join('')}</tr>`;
     if (open === i) h += `<tr><td colspan="${4 + n}" class="detail">${detail(q)}</td></tr>`;
   }
@@ -122,7 +124,7 @@ def explorer_html(data: dict, t: dict, title: str, language: str) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in (t["qid"], t["set"], t["question"], t["gold_chunk"])) + "".join(
         f'<th class="c" title="{escape(c)}"><span>{escape(c)}</span></th>' for c in conditions)
     payload = json.dumps({**data, "words": {key: t[f"ex_{key}"] for key in ("question", "gold_chunk", "context", "top",
-                                                                               "rank", "count")},
+                                                                               "rank", "count", "generated")},
                           "page_size": PAGE_SIZE}, ensure_ascii=False, separators=(",", ":")).translate(JSON_IN_HTML)
     return (f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
             f"<style>{STYLE}</style></head><body>\n<h1>{escape(t['ex_title'])}</h1><p>{escape(title)}</p>"

@@ -2,7 +2,7 @@
 contexts_estimate: the ledger's summary, and the figures an estimate and a ledger share as a table."""
 from __future__ import annotations
 
-from ctxret.contexts.ledger import figures
+from ctxret.contexts.ledger import cache_unreported, figures
 
 
 def stats_lines(variant: str, s: dict) -> list[str]:
@@ -30,7 +30,7 @@ def stats_lines(variant: str, s: dict) -> list[str]:
 def cache_share(s: dict) -> str:
     """The share of input read from the prompt cache, or that the server did not report it."""
     unreported = s.get("cache_not_reported", 0)
-    if unreported and unreported == s["results"]:
+    if cache_unreported(s):
         return "not reported (the server states no cached tokens)"
     return f"{s['cache_read_share']:.3f}" + (f" ({unreported:,} answers did not report it)" if unreported else "")
 
@@ -42,13 +42,13 @@ def _figure(name: str, value: float) -> str:
 
 
 def figure_lines(title: str, columns: list[str], rows: dict[str, list]) -> list[str]:
-    """A table: one line per figure, a column per source (None: "-"), errors in percent."""
+    """A table: one line per figure, a column per source (None: "-", words as they are), errors in percent."""
     lines = [title, f"  {'':<20}" + "".join(f"{c:>14}" for c in columns)]
     for name, values in rows.items():
         cells = []
         for column, v in zip(columns, values):
-            if v is None:
-                cells.append(f"{'-':>14}")
+            if v is None or isinstance(v, str):
+                cells.append(f"{v or '-':>14}")
             elif column == "error":
                 cells.append(f"{v:>+12.1f} %")
             else:
@@ -74,4 +74,5 @@ def price_line(e: dict, backend: str) -> str:
 def versus_lines(variant: str, vs: dict, version: str) -> list[str]:
     return figure_lines(f"{variant}: the estimate before the run and the ledger (prices {version})",
                         ["estimate", "ledger", "error"],
-                        {k: [f["estimate"], f["ledger"], f["error_pct"]] for k, f in vs.items()})
+                        {k: [f["estimate"], "not reported" if f.get("not_reported") else f["ledger"], f["error_pct"]]
+                         for k, f in vs.items()})

@@ -272,39 +272,55 @@ def _verdict_cell(v: dict, t: dict) -> str:
     return f"{verdict_text(v, t)} ({v['diff']:+.3f}, [{v['ci'][0]:+.3f}, {v['ci'][1]:+.3f}], N {v['N']})"
 
 
+def other_side(a: dict) -> str:
+    """The origin of the group an agreement entry sets beside the human one: generated or judged."""
+    return "judged" if "judged" in a else "generated"
+
+
 def tau_line(a: dict, t: dict) -> str:
-    """Kendall's tau-b of one human and one generated group, or why it is not given."""
-    words = {"human": a["human"], "generated": a["generated"], "measure": a["measure"], "n": a["conditions"]}
+    """Kendall's tau-b of one human and one generated or judged group, or why it is not given."""
+    other = other_side(a)
+    words = {"human": a["human"], "generated": a[other], "measure": a["measure"], "n": a["conditions"]}
     if a["why"] == "pair":
         return t["agreement_pair"].format(**words)
     if a["why"] == "ties":
-        side = next(g for g in ("human", "generated") if len(set(a["failure"][g].values())) < 2)
+        side = next(g for g in ("human", other) if len(set(a["failure"][g].values())) < 2)
         return t["agreement_ties"].format(side=a[side], **words)
+    if a["anchor"] is None:
+        return t["agreement_tau_judged"].format(tau=a["tau"], p=a["p"], **words)
     return t["agreement_tau"].format(tau=a["tau"], p=a["p"], anchor=a["anchor"], **words)
 
 
 def agreement_lines(agreement: list[dict], t: dict) -> list[str]:
-    """Per human and generated group: each primary's verdict on both, and the tau line."""
+    """Per human and generated or judged group: each primary's verdict on both, and the tau line."""
     return [line for a in agreement for line in (
-        *(t["agreement_verdicts"].format(a=v["a"], b=v["b"], human=a["human"], generated=a["generated"],
+        *(t["agreement_verdicts"].format(a=v["a"], b=v["b"], human=a["human"], generated=a[other_side(a)],
                                          on_human=_verdict_cell(v["human"], t),
-                                         on_generated=_verdict_cell(v["generated"], t)) for v in a["verdicts"]),
+                                         on_generated=_verdict_cell(v[other_side(a)], t)) for v in a["verdicts"]),
         tau_line(a, t))]
 
 
+def agreement_sections(agreement: list[dict]) -> list[tuple[str, list[dict]]]:
+    """(title's wording key, entries): the generated groups' section, then the judged groups'."""
+    return [(key, entries) for key, side in (("agreement_title", "generated"), ("agreement_title_judged", "judged"))
+            if (entries := [a for a in agreement if other_side(a) == side])]
+
+
 def agreement_markdown(agreement: list[dict], t: dict) -> list[str]:
-    """The section of pairs.md setting generated and human groups side by side."""
-    lines = ["", f"## {t['agreement_title']}", "", t["agreement_note"]]
-    for a in agreement:
-        h, g = a["human"], a["generated"]
-        lines += ["", f"### {h} / {g} ({a['measure']})", "",
-                  markdown_table([t["agreement_primary"], t["agreement_on"].format(group=h),
-                                  t["agreement_on"].format(group=g)],
-                                 [[f"{v['a']} vs {v['b']}", _verdict_cell(v["human"], t),
-                                   _verdict_cell(v["generated"], t)] for v in a["verdicts"]]), "",
-                  markdown_table([t["agreement_condition"], f"{a['measure']} {h}", f"{a['measure']} {g}"],
-                                 [[c, f"{a['failure']['human'][c]:.3f}", f"{a['failure']['generated'][c]:.3f}"]
-                                  for c in a["failure"]["human"]]), "", tau_line(a, t)]
+    """The sections of pairs.md setting generated, then judged, and human groups side by side."""
+    lines = []
+    for title, entries in agreement_sections(agreement):
+        lines += ["", f"## {t[title]}", "", t[title.replace("title", "note")]]
+        for a in entries:
+            h, g, other = a["human"], a[other_side(a)], other_side(a)
+            lines += ["", f"### {h} / {g} ({a['measure']})", "",
+                      markdown_table([t["agreement_primary"], t["agreement_on"].format(group=h),
+                                      t["agreement_on"].format(group=g)],
+                                     [[f"{v['a']} vs {v['b']}", _verdict_cell(v["human"], t),
+                                       _verdict_cell(v[other], t)] for v in a["verdicts"]]), "",
+                      markdown_table([t["agreement_condition"], f"{a['measure']} {h}", f"{a['measure']} {g}"],
+                                     [[c, f"{a['failure']['human'][c]:.3f}", f"{a['failure'][other][c]:.3f}"]
+                                      for c in a["failure"]["human"]]), "", tau_line(a, t)]
     return lines
 
 
@@ -369,6 +385,14 @@ def plan_sentence(p: dict, t: dict) -> str:
             else t["plan_mdd_none"].format(n=p["N"], power=p["power"]))
     needed = "; ".join(_questions_for(d, n, p, t) for d, n in planned["needed"].items())
     return f"{head}; {t['plan_reference']}. {needed[:1].upper()}{needed[1:]}. {t['plan_assumes']}"
+
+
+def unplanned_sentence(p: dict, t: dict) -> str:
+    """Why a primary has no power estimate: its planning pair needs a condition the run does not
+    compute, or both its sides are paid and one free condition stands in for both (no free pilot)."""
+    if "missing" in p:
+        return t["plan_missing"].format(c=p["missing"])
+    return t["plan_no_pilot"].format(a=p["a"], b=p["b"], c=p["no_pilot"])
 
 
 def _generation_cell(g: dict | None) -> str:
@@ -461,7 +485,7 @@ def preregistration_markdown(prereg: dict, t: dict) -> str:
         lines += ["", f"### {t['primary'].format(i=i)}: {p['a']} vs {p['b']}, {p['group']} "
                       f"{t['questions_n'].format(n=p['N'])}, {t['fail_rate_at'].format(k=p['k'])}", ""]
         if p["planning"] is None:
-            lines.append(f"**{t['plan_missing'].format(c=p['missing'])}**")
+            lines.append(f"**{unplanned_sentence(p, t)}**")
             continue
         pa, pb = p["planning"]["a"], p["planning"]["b"]
         lines += [f"- {t['plan_pair'].format(a=pa, b=pb, d=p['discordant'], n=p['N'], psi=p['discordance'])}",

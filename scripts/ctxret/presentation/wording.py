@@ -129,11 +129,12 @@ WORDING = {
         "ex_title": "Every question", "ex_link": "Every question, explorable: why a question flipped",
         "ex_note": "Each question with its group, gold chunk and rank under every condition (green: in the top k, "
                    "red: not; -: not in the run). Choose a comparison and k, filter, and click a question to see "
-                   "its text, the gold chunk's text and contexts, and the top 5 of both sides (gold marked ★).",
+                   "its text, the gold chunk's text and contexts, and the top 5 of both sides (gold marked ★). A "
+                   "question an LLM wrote has its set marked generated.",
         "ex_pair": "comparison", "ex_filter": "show", "ex_search": "search", "ex_all": "all",
         "ex_flipped": "flipped between A and B", "ex_failed": "failed everywhere", "ex_bm25": "only BM25 found it",
         "ex_question": "Question", "ex_gold_chunk": "gold chunk", "ex_context": "context", "ex_top": "top 5 of",
-        "ex_rank": "rank", "ex_count": "{n} of {all} questions",
+        "ex_rank": "rank", "ex_count": "{n} of {all} questions", "ex_generated": "generated",
         "plot_failure_panel": "failure rate@{k}, {group} (95 % Wilson)",
         "plot_diff_axis": "failure rate B - A (below 0: B fails less); red: primary, grey: secondary",
         "plot_diff_title": "Paired differences with 95 % cluster-bootstrap intervals",
@@ -159,11 +160,18 @@ WORDING = {
         "agreement_note": "Each primary's rule applied to a generated group beside its verdict on the human "
                           "group (on the generated group not a preregistered verdict: for agreement only), and "
                           "how far the two groups order all conditions alike by the primary measure.",
+        "agreement_title_judged": "Judged and human questions side by side",
+        "agreement_note_judged": "Each primary's rule applied to a judged group (scored by the LLM's graded qrels) "
+                                 "beside its verdict on the human group (on the judged group not a preregistered "
+                                 "verdict: for agreement only), and how far the two groups order all conditions "
+                                 "alike by the primary measure.",
         "agreement_primary": "primary", "agreement_on": "on {group}", "agreement_condition": "condition",
         "agreement_verdicts": "{a} vs {b}: on {human} {on_human}; on {generated} {on_generated}",
         "agreement_tau": "Kendall's τ-b between the orderings of the {n} conditions by {measure} on {human} and on "
                          "{generated}: {tau:.2f} (p {p:.3f}); the field's anchor: TREC DL 2023 found τ = "
                          "{anchor:g} between synthetic and human queries.",
+        "agreement_tau_judged": "Kendall's τ-b between the orderings of the {n} conditions by {measure} on {human} "
+                                "and on {generated}: {tau:.2f} (p {p:.3f}).",
         "agreement_pair": "Kendall's τ is not given: with {n} conditions (one pair) the orderings by {measure} on "
                           "{human} and on {generated} can only agree or reverse (τ = ±1 by construction); the "
                           "verdicts side by side are the comparison.",
@@ -208,6 +216,10 @@ WORDING = {
         "plan_observed": "failure-rate difference of the planning pair ({b} - {a}): {diff:+.3f}",
         "plan_missing": "No power estimate: its planning pair needs {c}, which this run does not compute "
                         "(add pairs.fallback_variant to that model's variants; X1 also needs contexts.free)",
+        "plan_no_pilot": "No power estimate before paying: no free pilot stands in for {a} vs {b}; with each "
+                         "paid context replaced by its free stand-in (pairs.fallback_variant) both sides are {c}, "
+                         "one condition against itself. pairs.md gives this comparison's power after the run, at "
+                         "its own discordance",
         "plan_mdd": "With {n} questions this comparison can only see a difference of {mdd:.3f} or more "
                     "(power {power:.0%})",
         "plan_mdd_none": "With {n} questions no difference reaches power {power:.0%} in this comparison",
@@ -371,11 +383,12 @@ WORDING = {
                           "the backend's own": "백엔드 고유"},
         "ex_title": "모든 질문", "ex_link": "모든 질문 살펴보기: 질문의 결과가 왜 뒤바뀌었는가",
         "ex_note": "질문마다 그룹, 정답 청크, 조건별 순위(초록: 상위 k 안, 빨강: 밖; -: 런에 없음). 비교와 k를 고르고 "
-                   "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다.",
+                   "거른 뒤 질문을 누르면 질문 본문, 정답 청크의 본문과 문맥, 양쪽의 상위 5개(정답 ★)가 열린다. "
+                   "LLM이 쓴 질문은 세트 옆에 '생성' 표시가 붙는다.",
         "ex_pair": "비교", "ex_filter": "보기", "ex_search": "찾기", "ex_all": "전체",
         "ex_flipped": "A와 B 사이에 뒤바뀜", "ex_failed": "모든 조건에서 실패", "ex_bm25": "BM25만 찾음",
         "ex_question": "질문", "ex_gold_chunk": "정답 청크", "ex_context": "문맥", "ex_top": "상위 5개:",
-        "ex_rank": "순위", "ex_count": "{all}문항 중 {n}문항",
+        "ex_rank": "순위", "ex_count": "{all}문항 중 {n}문항", "ex_generated": "생성",
         "plot_failure_panel": "실패율@{k}, {group} (95 % Wilson)",
         "plot_diff_axis": "실패율 B - A (0보다 작으면 B가 덜 실패); 빨강: 주 비교, 회색: 이차 비교",
         "plot_diff_title": "짝 차이와 95 % 클러스터 부트스트랩 구간",
@@ -401,11 +414,18 @@ WORDING = {
         "agreement_note": "각 주 비교의 규칙을 생성한 그룹에 적용한 결과를 사람이 쓴 그룹의 판정 옆에 둔다 "
                           "(생성한 그룹의 판정은 사전 등록한 판정이 아니라 일치를 보기 위한 것이다). 두 그룹이 "
                           "주 지표로 모든 조건을 얼마나 같은 순서로 세우는지도 보인다.",
+        "agreement_title_judged": "LLM이 판정한 질문과 사람이 쓴 질문 나란히",
+        "agreement_note_judged": "각 주 비교의 규칙을 판정한 그룹(LLM이 매긴 등급의 qrels로 채점)에 적용한 결과를 "
+                                 "사람이 쓴 그룹의 판정 옆에 둔다 (판정한 그룹의 판정은 사전 등록한 판정이 아니라 "
+                                 "일치를 보기 위한 것이다). 두 그룹이 주 지표로 모든 조건을 얼마나 같은 순서로 "
+                                 "세우는지도 보인다.",
         "agreement_primary": "주 비교", "agreement_on": "{group}에서", "agreement_condition": "조건",
         "agreement_verdicts": "{a} 대 {b}: {human}에서 {on_human}; {generated}에서 {on_generated}",
         "agreement_tau": "{human}과 {generated}에서 {measure}로 세운 조건 {n}개의 순서 사이의 Kendall τ-b: "
                          "{tau:.2f} (p {p:.3f}); 이 분야의 기준점: TREC DL 2023에서 합성 질의와 사람 질의 사이 "
                          "τ = {anchor:g}.",
+        "agreement_tau_judged": "{human}과 {generated}에서 {measure}로 세운 조건 {n}개의 순서 사이의 Kendall τ-b: "
+                                "{tau:.2f} (p {p:.3f}).",
         "agreement_pair": "Kendall τ는 내지 않는다: 조건이 {n}개(한 쌍)뿐이면 {human}과 {generated}에서 "
                           "{measure}로 세운 순서는 같거나 뒤집힐 수밖에 없다(정의상 τ = ±1); 나란히 놓은 판정이 "
                           "비교다.",
@@ -447,6 +467,9 @@ WORDING = {
         "plan_observed": "계획 쌍의 실패율 차이 ({b} - {a}): {diff:+.3f}",
         "plan_missing": "검정력 추정 없음: 계획 쌍에 필요한 {c}를 이 실행이 계산하지 않는다 "
                         "(그 모델의 variants에 pairs.fallback_variant를 더하라; X1은 contexts.free도 필요하다)",
+        "plan_no_pilot": "돈을 쓰기 전의 검정력 추정 없음: {a} vs {b}를 대신할 무료 예비 비교가 없다; 유료 문맥을 "
+                         "무료 대역(pairs.fallback_variant)으로 바꾸면 양쪽 모두 {c}, 같은 조건끼리다. pairs.md가 실행 "
+                         "뒤 이 비교 자신의 불일치율로 검정력을 준다",
         "plan_mdd": "{n}문항으로는 이 비교가 {mdd:.3f} 이상의 차이만 볼 수 있다 (검정력 {power:.0%})",
         "plan_mdd_none": "{n}문항으로는 이 비교에서 어떤 차이도 검정력 {power:.0%}에 이르지 못한다",
         "plan_reference": "참조 실행의 효과는 0.025–0.037이었다",

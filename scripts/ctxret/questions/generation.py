@@ -11,7 +11,8 @@ corpus language (ctxret.languages.short_text_in: by script, a Latin-script one b
 it nearly repeats a question kept before it (`near_duplicates`: the cosine of the questions'
 vectors by the run's first model slot at or above `duplicate_cosine`; without a model slot,
 character-trigram Jaccard at or above `duplicate_similarity`). With n: auto, `auto_questions` takes
-n from the free pilot's figure within the budget.
+n from the free pilot's figure within the budget; a fixed n is priced and cut to the budget alike
+(`fixed_questions`).
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from ctxret.languages import language as language_record
 from ctxret.languages import short_text_in
 
 KINDS = ("lexical", "paraphrased", "context_needing")
+# What one generated question's reply takes: the question and its passage (a planning figure)
+REPLY_TOKENS = 150
 # Dropped, in the order the filters run (the log prints each count)
 REASONS = ("reply not JSON {question, passage}", "passage not verbatim in the chunk", "quotes the chunk",
            "lexical overlap above the cap", "wrong language", "near-duplicate question")
@@ -59,10 +62,19 @@ def sample_chunks(chunks: list[dict], n: int, kinds: list[str], seed: int) -> li
 
 
 def prompts_in(prompts: dict, language: str) -> dict:
-    """The system prompt and each kind's prompt (config/question-prompts.yaml, read) in the corpus
-    language's own words, else English's asking for the question in the language's English name."""
+    """The prompts (config/question-prompts.yaml or config/judge-prompt.yaml, read) in the corpus
+    language's own words, else English's with {language} filled with the language's English name."""
     name = language_record(language).name or "the chunk's language"
     return {k: v.replace("{language}", name) for k, v in (prompts.get(language) or prompts["en"]).items()}
+
+
+def prompt_chars(prompts: dict, language: str, chunks: list[dict]) -> float:
+    """The characters of one generation call: the system prompt, a mean kind's prompt (the corpus
+    language's, prompts_in; `prompts` as config/question-prompts.yaml reads) and a mean chunk."""
+    texts = prompts_in(prompts, language)
+    kinds = [v for k, v in texts.items() if k != "system"]
+    return (len(texts["system"]) + sum(map(len, kinds)) / len(kinds)
+            + sum(len(c["text"]) for c in chunks) / len(chunks))
 
 
 def fill(template: str, chunk: dict) -> str:
@@ -174,9 +186,23 @@ def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) 
         raise InputError(f"{key}: auto: generating questions is not priced (no contexts.llm model in "
                          "contexts.prices), so max_usd cannot bound it; set n")
     cost = m["generation"]["online_usd"]
-    n = m["needed"] if cost <= max_usd else math.floor(m["needed"] * max_usd / cost)
-    if n < 1:
-        raise InputError(f"{key}: auto: max_usd {max_usd:g} buys no question (one costs "
-                         f"${cost / m['needed']:.4f} online); raise max_usd or set n")
+    n = within_budget(m["needed"], cost, max_usd, f"{key}: auto", "raise max_usd or set n")
     return {"measure": measure, "effect": effect["effect"], "pilot": effect["pilot"], "needed": m["needed"],
             "cost_usd": cost, "max_usd": max_usd, "n": n, "short": n < m["needed"]}
+
+
+def fixed_questions(n: int, generation: dict, max_usd: float, key: str) -> dict:
+    """A fixed n priced as n: auto is (`generation`: contexts.prices.generation_cost of n) and cut
+    to what `max_usd` buys (`short`); InputError, before anything is paid, when it buys none."""
+    cost = generation["online_usd"]
+    asked = within_budget(n, cost, max_usd, f"{key}: {n}", "raise max_usd or lower n")
+    return {"n": n, "cost_usd": cost, "max_usd": max_usd, "asked": asked, "short": asked < n}
+
+
+def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: str) -> int:
+    """Of `wanted` questions costing `cost` online, as many as `max_usd` buys; InputError when none."""
+    n = wanted if cost <= max_usd else math.floor(wanted * max_usd / cost)
+    if n < 1:
+        raise InputError(f"{where}: max_usd {max_usd:g} buys no question (one costs ${cost / wanted:.4f} online); "
+                         f"{remedy}")
+    return n

@@ -182,9 +182,10 @@ def shared_texts(questions: list[dict]) -> list[tuple[str, str]]:
     return lines
 
 
-def canonical_lines(questions: list[dict]) -> str:
-    """The canonical text of questions: what they say, not where or how it is spelled."""
-    return "".join(canonical_json({k: q[k] for k in CANONICAL if k in q}) + "\n" for q in questions)
+def canonical_lines(questions: list[dict], marks: tuple[str, ...] = ()) -> str:
+    """The canonical text of questions: what they say, not where or how it is spelled; `marks`,
+    fields written beside it (questions.jsonl's `generated`), are outside what a question says."""
+    return "".join(canonical_json({k: q[k] for k in (*CANONICAL, *marks) if k in q}) + "\n" for q in questions)
 
 
 def content_sha256(questions: list[dict], set_name: str) -> str:
@@ -225,10 +226,10 @@ def fingerprint(sets: dict[str, dict], corpus: dict, questions: list[dict]) -> d
 
 
 # What a generated set's questions depend on: the settings whose change asks for the set again
-# (with n: auto, also the measure and the budget that set n)
-GENERATION_KEYS = ("n", "kinds", "seed", "prompts", "overlap_cap", "quote_chars", "duplicate_cosine",
+# (the budget, which may cut n; with n: auto, also the measure that sets n)
+GENERATION_KEYS = ("n", "max_usd", "kinds", "seed", "prompts", "overlap_cap", "quote_chars", "duplicate_cosine",
                    "duplicate_similarity")
-AUTO_KEYS = ("measure", "max_usd")
+AUTO_KEYS = ("measure",)
 
 
 def generation_settings(spec: dict) -> dict:

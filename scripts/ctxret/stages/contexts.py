@@ -8,7 +8,7 @@ from ctxret.contexts.batches import Waiting, write_documents
 from ctxret.contexts.given import GivenBackend, covering, read_given
 from ctxret.contexts.ledger import estimate, over_window, summarize, versus
 from ctxret.contexts.prices import load_prices, model_prices
-from ctxret.contexts.llm import make_backend, priced_model
+from ctxret.contexts.llm import backend_spec, make_backend, priced_model
 from ctxret.contexts.per_document import ContextStore, documents_with_chunks, write_document
 from ctxret.contexts.prompt import read_prompt
 from ctxret.contexts.replies import ReplyChecks
@@ -40,9 +40,10 @@ def contexts_file(input, output, params, **_) -> None:
     file gives no context (nothing written then)."""
     paths = [Path(p) for p in output]
     docs = documents_with_chunks(input.docs, input.chunks, [p.stem for p in paths])
-    given = read_given(input.given, dict(params.fields), ReplyChecks.of(dict(params.reply)))
+    checks, fields, position = ReplyChecks.of(dict(params.reply)), dict(params.fields), params.context_position
+    given = read_given(input.given, fields, checks, position)
     backend = GivenBackend(input.given, covering(given, [c for _, chunks in docs.values() for c in chunks],
-                                                 input.given))
+                                                 input.given, fields, checks, position))
     prompt = read_prompt(input.template)
     for path, (doc, chunks) in zip(paths, docs.values()):
         print(write_document(path, params.variant, doc, chunks, backend, prompt, params, None))
@@ -76,22 +77,28 @@ def contexts_stats(input, output, params, **_) -> None:
 
 def contexts_estimate(input, output, params, **_) -> None:
     """What the contexts will cost, written before any call; stops the run, naming them, when
-    a document is too long for one call of the model."""
+    a document is too long for one call of the model: its context window as the server states it
+    (asked once, here), else the price row's."""
     table = load_prices(input.prices)
-    model, backend = priced_model(params.llm), params.llm["backend"]
+    llm = dict(params.llm)
+    model, backend = priced_model(llm), llm["backend"]
     prices = model_prices(table, model)
+    ask = backend_spec(backend).window
+    window, source = (ask and ask(llm)) or (prices["context_window"], f"in {input.prices}")
+    prices = {**prices, "context_window": window}
     docs, chunks, prompt = read_jsonl(input.docs), read_jsonl(input.chunks), read_prompt(input.template)
     too_long = over_window(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens))
     if too_long:
         raise InputError(f"{len(too_long)} documents are too long for one call of {model} (context_window "
-                         f"{prices['context_window']:,} tokens in {input.prices}): "
+                         f"{window:,} tokens {source}): "
                          + ", ".join(f"{slug} (~{n:,} tokens)" for slug, n in too_long.items())
                          + "; leave them out of the corpus or choose a model with a larger window")
     e = estimate(docs, chunks, prompt, params.extra_sentence, prices, int(params.output_tokens), backend)
-    write_json(output.json, {**e, "backend": backend, "model": model, "prices_version": table["version"]})
+    write_json(output.json, {**e, "backend": backend, "model": model, "prices_version": table["version"],
+                             "context_window": {"tokens": window, "from": source}})
     for line in estimate_lines(e, model, backend, table["version"]):
         print(line)
-    print(f"documents longer than one call of {model} can hold ({prices['context_window']:,} tokens): 0")
+    print(f"documents longer than one call of {model} can hold ({window:,} tokens, context_window {source}): 0")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """explorer: every question with its gold and its rank under each condition, one offline page
-(results/report/explorer.html); a question opens to its text, the gold chunk's text and contexts,
+(results/report/explorer.html; a generated question's set marked so); a question opens to its text, the gold chunk's text and contexts,
 and the top 5 of each side of the chosen comparison."""
 from ctxret.evaluation.metrics import condition_name, gold_rank, group_members
 from ctxret.fileio import iter_jsonl, read_json, read_jsonl, write_text
@@ -34,7 +34,8 @@ def explorer_data(gold: dict, chunks: dict[str, dict], runs: dict[str, dict[str,
         if not g["gold_chunks"]:
             continue
         ranked = [runs[c].get(qid, []) for c in conditions]
-        questions.append({"id": qid, "set": g["set"], "q": g["question"], "groups": member.get(qid, []),
+        questions.append({"id": qid, "set": g["set"], "generated": g["generated"], "q": g["question"],
+                          "groups": member.get(qid, []),
                           "gold": [ref(cid) for cid in g["gold_chunks"]],
                           "ranks": [gold_rank(r, set(g["gold_chunks"])) for r in ranked],
                           "top": [[ref(cid) for cid in r[:TOP]] for r in ranked]})

@@ -24,6 +24,7 @@ from ctxret.errors import InputError
 from ctxret.evaluation.judgments import GRADES, agreement, fill, parse_grade, pool
 from ctxret.evaluation.metrics import condition_name
 from ctxret.fileio import read_json, read_jsonl, sha256_file, write_json
+from ctxret.questions.generation import prompts_in
 from ctxret.retrieval.runs import read_run
 from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
@@ -32,9 +33,9 @@ REPLY_TOKENS = 2   # a digit and the end of the reply, for the estimate
 
 
 def prompt_for(path: str, language: str) -> dict:
-    """The system prompt and the user template in the corpus language (en for one without its own)."""
-    prompts = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    return prompts.get(language) or prompts["en"]
+    """The system prompt and the user template in the corpus language's own words, else English's
+    naming the language (as generated questions' prompts: questions.generation.prompts_in)."""
+    return prompts_in(yaml.safe_load(Path(path).read_text(encoding="utf-8")), language)
 
 
 def graded(result) -> None:

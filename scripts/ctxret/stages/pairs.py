@@ -5,13 +5,15 @@ The primary comparisons (`pairs.primary`) are declared before the run; every oth
 sign-test p values and no verdict. Each distinct (A, B, group) of either kind is also compared on
 the continuous measures (`continuous`: MRR and nDCG at score.mrr_k and score.ndcg_k) by the paired
 randomization test, a Holm family of its own, no verdict. Without an LLM backend A1 is absent and the primaries use
-`pairs.fallback_variant` (X1) in its place; the report says so.
+`pairs.fallback_variant` (X1) in its place; the report says so. A generated or a judged group is
+set beside a human one (`agreement`), never part of a verdict.
 """
 import os
 from datetime import datetime, timezone
 
 from ctxret.errors import InputError
-from ctxret.evaluation.agreement import group_origins, ordering_agreement
+from ctxret.evaluation.agreement import ANCHOR_TAU, group_origins, ordering_agreement
+from ctxret.evaluation.judgments import judged_gold
 from ctxret.evaluation.metrics import Measure, condition_name, group_members, parse, question_outcomes
 from ctxret.evaluation.paired import (LLM_VARIANT, compare, compare_continuous, power_summary, verdict,
                                       verdict_interval)
@@ -97,28 +99,33 @@ def failure_rate(outcomes: dict, qids: list[str], k: int) -> float:
 
 
 def agreement(outcomes: Outcomes, conditions: list[str], primaries: list[dict], groups: dict, origins: dict,
-              clusters: dict[str, str], seed: int, resamples: int, interval: str = "percentile") -> list[dict]:
-    """Per human group of a primary and each generated group with questions, at the primary's k:
-    every condition's failure rate on both, Kendall's tau-b between the two orderings, and each
-    primary's rule applied to the generated group beside its verdict (not a primary: no Holm, no
-    preregistration)."""
+              clusters: dict[str, str], seed: int, resamples: int, interval: str = "percentile",
+              judged: dict | None = None) -> list[dict]:
+    """Per human group of a primary and each generated group with questions, then each judged
+    group (its members by their graded qrels: `judged`), at the primary's k: every condition's
+    failure rate on both, Kendall's tau-b between the two orderings, and each primary's rule
+    applied to the generated or judged group beside its verdict (not a primary: no Holm, no
+    preregistration). An entry names its other group under its origin (`generated`, `judged`)."""
     out = {}
     for p in primaries:
         if origins.get(p["group"]) != "human":
             continue
-        for g in (g for g, origin in origins.items() if origin == "generated" and groups[g]):
-            key = (p["group"], g, p["k"])
-            if key not in out:
-                rates = {side: {c: failure_rate(outcomes[c][0], groups[grp], p["k"]) for c in conditions}
-                         for side, grp in (("human", p["group"]), ("generated", g))}
-                out[key] = {"human": p["group"], "generated": g, "measure": f"failure@{p['k']}", "k": p["k"],
-                            "failure": rates, **ordering_agreement(rates["human"], rates["generated"]),
-                            "verdicts": []}
-            c = compare(outcomes[p["a"]][0], outcomes[p["b"]][0], groups[g], p["k"], clusters, seed, resamples)
-            out[key]["verdicts"].append({
-                "a": p["a"], "b": p["b"],
-                "human": {k: p[k] for k in ("N", "diff", "ci", "sign_p", "verdict", "equivalence") if k in p},
-                "generated": {**{k: c[k] for k in ("N", "diff", "ci", "sign_p")}, "verdict": verdict(*verdict_interval(c, interval))}})
+        for side, members in (("generated", groups), ("judged", judged or {})):
+            for g in (g for g, origin in origins.items() if origin == side and members.get(g)):
+                key = (p["group"], g, p["k"])
+                if key not in out:
+                    rates = {"human": {c: failure_rate(outcomes[c][0], groups[p["group"]], p["k"]) for c in conditions},
+                             side: {c: failure_rate(outcomes[c][0], members[g], p["k"]) for c in conditions}}
+                    out[key] = {"human": p["group"], side: g, "measure": f"failure@{p['k']}", "k": p["k"],
+                                "failure": rates, **ordering_agreement(rates["human"], rates[side],
+                                                                       ANCHOR_TAU if side == "generated" else None),
+                                "verdicts": []}
+                c = compare(outcomes[p["a"]][0], outcomes[p["b"]][0], members[g], p["k"], clusters, seed, resamples)
+                out[key]["verdicts"].append({
+                    "a": p["a"], "b": p["b"],
+                    "human": {k: p[k] for k in ("N", "diff", "ci", "sign_p", "verdict", "equivalence") if k in p},
+                    side: {**{k: c[k] for k in ("N", "diff", "ci", "sign_p")},
+                           "verdict": verdict(*verdict_interval(c, interval))}})
     return list(out.values())
 
 
@@ -131,12 +138,15 @@ def pairs(input, output, params, **_) -> None:
     t = wording(params.language)
     gold = read_json(input.gold)["questions"]
     chunks = {c["chunk_id"]: c for c in read_jsonl(input.chunks)}
+    # a judged question without gold is scored by its graded qrels, beside the human verdicts only
+    graded = judged_gold(gold, {q: g for path in input.judgments for q, g in read_json(path)["grades"].items()},
+                         {cid: c["slug"] for cid, c in chunks.items()})
     conditions = [condition_name(r, v) for r, v in params.conditions]
     groups = group_members(gold, dict(params.groups))
     primary = list(params.primary)
     ks = sorted({int(k) for k in params.ks} | {p["k"] for p in primary})
     measures = [parse(name) for name in params.continuous]
-    outcomes = Outcomes(dict(zip(conditions, input.runs, strict=True)), gold, chunks, ks, measures)
+    outcomes = Outcomes(dict(zip(conditions, input.runs, strict=True)), graded, chunks, ks, measures)
     clusters = {qid: cluster_of({"id": qid, **g}, params.cluster_key) for qid, g in gold.items()}
     seed, resamples, alpha = int(params.seed), int(params.resamples), float(params.alpha)
     interval = params.interval
@@ -176,8 +186,10 @@ def pairs(input, output, params, **_) -> None:
     if interval != "percentile":
         rule["interval"] = interval
     files = question_files(read_json(input.sets))
-    origins = group_origins(dict(params.groups), {f["set"] for f in files if f.get("generated")})
-    agreed = agreement(outcomes, conditions, primaries, groups, origins, clusters, seed, resamples, interval)
+    origins = group_origins(dict(params.groups), {f["set"] for f in files if f.get("generated")},
+                            frozenset(f["set"] for f in files if set(f["kinds"]) == {"none"}))
+    agreed = agreement(outcomes, conditions, primaries, groups, origins, clusters, seed, resamples, interval,
+                       group_members(graded, dict(params.groups)))
     warnings = [*(w for f in files for w in f.get("warnings", [])),
                 *filter(None, [stated_language_warning(chunks, params.corpus["language"]),
                                cluster_key_warning([{"id": qid, **g} for qid, g in gold.items()], params.cluster_key)])]

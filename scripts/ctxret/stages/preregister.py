@@ -20,9 +20,9 @@ from ctxret.evaluation.preregistration import (committed_rule, duration_hours, n
                                                planning_side, question_hashes)
 from ctxret.evaluation.stats import design_effect, paired_counts
 from ctxret.fileio import canonical_json, read_json, read_jsonl, sha256_file, sha256_text, write_json, write_text
-from ctxret.presentation.pages import effect_lines, plan_sentence, preregistration_markdown
+from ctxret.presentation.pages import effect_lines, plan_sentence, preregistration_markdown, unplanned_sentence
 from ctxret.presentation.wording import wording
-from ctxret.questions.generation import prompts_in
+from ctxret.questions.generation import REPLY_TOKENS, prompt_chars
 from ctxret.questions.sets import cluster_of
 from ctxret.retrieval.runs import read_run
 from ctxret.runtime.stage_runner import run_rule
@@ -46,6 +46,11 @@ def corpus_record(corpus: dict, files: list[str], docs: int, chunks: int) -> dic
             "documents": docs, "chunks": chunks}
 
 
+def paid_sides(plan: dict) -> list[str]:
+    """The variants a planning pair replaces by the fallback: A1 and every paid named variant."""
+    return [LLM_VARIANT, *plan["paid_variants"]]
+
+
 def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, dict]) -> list[dict]:
     """Per primary: its nearest free pair and the power figures at that pair's discordance."""
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
@@ -53,12 +58,12 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     hits: dict[tuple[str, int], dict] = {}
     out = []
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], paid_sides(plan), plan["fallback_variant"]) for s in ("a", "b"))
         qids, hit = groups[p["group"]], Measure("Success", p["k"])
         missing = [c for c in (a, b) if c not in runs]
-        if missing:                      # said in the preregistration; the run goes on
+        if missing or a == b:            # said in the preregistration; the run goes on
             out.append({"a": p["a"], "b": p["b"], "group": p["group"], "k": p["k"], "N": len(qids),
-                        "planning": None, "missing": missing[0]})
+                        "planning": None, **({"missing": missing[0]} if missing else {"no_pilot": a})})
             continue
         for c in (a, b):
             if (c, p["k"]) not in hits:
@@ -76,19 +81,6 @@ def planned_primaries(plan: dict, runs: dict[str, str], gold: dict, chunks: dict
     return out
 
 
-# What one generated question's reply takes: the question and its passage (a planning figure)
-REPLY_TOKENS = 150
-
-
-def prompt_chars(prompts: str, language: str, chunks: dict[str, dict]) -> float:
-    """The characters of one generation call: the system prompt, a mean kind's prompt (the corpus
-    language's, prompts_in) and a mean chunk."""
-    texts = prompts_in(yaml.safe_load(Path(prompts).read_text(encoding="utf-8")), language)
-    kinds = [v for k, v in texts.items() if k != "system"]
-    return (len(texts["system"]) + sum(map(len, kinds)) / len(kinds)
-            + sum(len(c["text"]) for c in chunks.values()) / len(chunks))
-
-
 def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, dict], prompts: str) -> dict | None:
     """The questions each candidate measure needs for pairs.smallest_effect, from the first
     primary's planning pair (its free runs: the pilot), and what generating that many would cost
@@ -96,9 +88,9 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
     a planning pair."""
     slug_of = {cid: c["slug"] for cid, c in chunks.items()}
     for p in plan["primary"]:
-        a, b = (planning_side(p[s], LLM_VARIANT, plan["fallback_variant"]) for s in ("a", "b"))
+        a, b = (planning_side(p[s], paid_sides(plan), plan["fallback_variant"]) for s in ("a", "b"))
         qids = group_members(gold, plan["groups"])[p["group"]]
-        if a not in runs or b not in runs or not qids:
+        if a not in runs or b not in runs or a == b or not qids:
             continue
         measures = {"failure@5": Measure("Success", 5), "MRR@10": parse("RR@10"), "nDCG@10": parse("nDCG@10")}
         outcomes = [question_outcomes(read_run(runs[c], chunks, questions=gold), gold, slug_of, list(measures.values()))
@@ -108,7 +100,8 @@ def effect_plan(plan: dict, runs: dict[str, str], gold: dict, chunks: dict[str, 
         most = max((n["needed"] for n in needed.values() if n["needed"]), default=None)
         cost = None
         if plan["generation_model"]:
-            chars = prompt_chars(prompts, plan["corpus_language"]["language"], chunks)
+            chars = prompt_chars(yaml.safe_load(Path(prompts).read_text(encoding="utf-8")),
+                                 plan["corpus_language"]["language"], list(chunks.values()))
             for m in needed.values():
                 m["generation"] = generation_cost(m["needed"], chars, REPLY_TOKENS, plan["generation_prices"]) \
                     if m["needed"] else None
@@ -170,7 +163,7 @@ def preregister(input, output, params, **_) -> None:
     write_json(output.json, prereg)
     write_text(output.md, preregistration_markdown(prereg, t))
     for p in prereg["primaries"]:
-        said = t["plan_missing"].format(c=p["missing"]) if p["planning"] is None else plan_sentence(p, t)
+        said = unplanned_sentence(p, t) if p["planning"] is None else plan_sentence(p, t)
         print(f"{p['a']} vs {p['b']}: {said}")
 
 

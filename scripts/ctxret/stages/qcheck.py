@@ -228,7 +228,8 @@ def qcheck(input, output, params, **_) -> None:
     gold = {}
     for q in questions:
         r = results[q["id"]]
-        gold[q["id"]] = {"set": q["set"], "question": q["question"], "gold_slug": next(iter(r["gold_slugs"]), None),
+        gold[q["id"]] = {"set": q["set"], "generated": q["generated"], "question": q["question"],
+                         "gold_slug": next(iter(r["gold_slugs"]), None),
                          **r, **({"cluster": q["cluster"]} if "cluster" in q else {})}
     write_json(output.gold, {"questions": gold})
 

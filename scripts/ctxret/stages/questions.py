@@ -1,5 +1,6 @@
 """questions: every question set into one canonical file that everything downstream reads (one
-spelling per question, in config order), and a record of what was read (question-sets.json).
+spelling per question, in config order, each marked `generated` true or false), and a record of
+what was read (question-sets.json).
 
 The workflow reruns this stage when the sets' fingerprints change (ctxret.questions.sets), not when
 a file is only touched or reformatted: then nothing reruns at all.
@@ -84,7 +85,9 @@ def questions(input, output, params, **_) -> None:
     # off: qcheck then reports them)
     questions, reports, _ = read_question_sets(sets, corpus, params.store)
     records = set_records(sets, corpus, questions, reports)
-    write_text(output.questions, canonical_lines(questions))
+    # every question marked generated or not (never merged silently: gold.json and the explorer carry it on)
+    write_text(output.questions, canonical_lines(
+        [{**q, "generated": sets[q["set"]]["format"] == "generated"} for q in questions], ("generated",)))
     write_json(output.sets, records)
     for name, r in records.items():
         files = ", ".join(f"{f['path']} (sha256 {f['sha256']})" for f in r["files"])

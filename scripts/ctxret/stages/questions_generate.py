@@ -3,7 +3,8 @@ LLM from chunks sampled across the corpus (`make generate-questions`, before `ma
 answer is kept in the store under the backend's identity, the prompt, the chunk's text and the
 kind, so that a rerun pays nothing; the filters and their counts are ctxret.questions.generation's.
 With n: auto, n is the free pilot's questions needed (smallest-effect.json, as the preregistration
-states it) within max_usd; the sample is prefix-stable, so a larger n asks only the new chunks."""
+states it) within max_usd; a fixed n is priced the same way and cut to what max_usd buys, before
+any call; the sample is prefix-stable, so a larger n asks only the new chunks."""
 from collections import Counter
 from pathlib import Path
 
@@ -11,11 +12,22 @@ import numpy as np
 import yaml
 
 from ctxret.contexts.llm import ContextFailed, call_with_retries, make_backend
+from ctxret.contexts.prices import generation_cost
 from ctxret.embedding.precision import settled
 from ctxret.embedding.vectors import embed_texts
 from ctxret.fileio import read_json, read_jsonl, write_json, write_jsonl
-from ctxret.questions.generation import (REASONS, auto_questions, fill, near_duplicates, prompts_in, sample_chunks,
-                                        screen)
+from ctxret.questions.generation import (
+    REASONS,
+    REPLY_TOKENS,
+    auto_questions,
+    fill,
+    fixed_questions,
+    near_duplicates,
+    prompt_chars,
+    prompts_in,
+    sample_chunks,
+    screen,
+)
 from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
 
@@ -60,17 +72,32 @@ def question_vectors(questions: list[str], input, params, threads: int) -> np.nd
                        bool(params.offline))[0]
 
 
+def fixed_line(fixed: dict) -> str:
+    """What a fixed n costs, and whether the budget stops short (as auto_line says it)."""
+    head = f"n: {fixed['n']:,}: generating them costs ${fixed['cost_usd']:,.2f} online"
+    if fixed["short"]:
+        return (f"{head}, over max_usd {fixed['max_usd']:g}: the budget stops short, asking {fixed['asked']:,} of "
+                f"the {fixed['n']:,}")
+    return f"{head} (max_usd {fixed['max_usd']:g}): asking {fixed['asked']:,}"
+
+
 def questions_generate(input, output, params, threads=1, **_) -> None:
     """One generated set: the sample, the answers (each paid once ever), the filters, the set."""
     spec, name = dict(params.spec), params.set_name
-    auto = (auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"],
-                           f"questions.sets.{name}.generate.n") if spec["n"] == "auto" else None)
-    if auto:
-        print(auto_line(auto))
+    key = f"questions.sets.{name}.generate.n"
     chunks = read_jsonl(input.chunks)
-    prompts = prompts_in(yaml.safe_load(Path(input.prompts).read_text(encoding="utf-8")), params.language)
+    texts = yaml.safe_load(Path(input.prompts).read_text(encoding="utf-8"))
+    if spec["n"] == "auto":
+        auto, fixed = auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"], key), None
+        print(auto_line(auto))
+    else:
+        priced = generation_cost(spec["n"], prompt_chars(texts, params.language, chunks), REPLY_TOKENS,
+                                 dict(params.prices))
+        auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key)
+        print(fixed_line(fixed))
+    prompts = prompts_in(texts, params.language)
     backend, store = make_backend(dict(params.llm)), JsonStore(params.store, "generated-questions")
-    sample = sample_chunks(chunks, auto["n"] if auto else spec["n"], list(spec["kinds"]), spec["seed"])
+    sample = sample_chunks(chunks, auto["n"] if auto else fixed["asked"], list(spec["kinds"]), spec["seed"])
     candidates, paid, cost = [], 0, 0.0
     for i, (chunk, kind) in enumerate(sample):
         reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
@@ -95,7 +122,7 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
               "sample": [[c["chunk_id"], kind] for c, kind in sample], "paid_calls": paid,
               "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
               "kept": len(kept), "kept_by_kind": dict(Counter(k["kind"] for k in kept)),
-              **({"auto": auto} if auto else {})}
+              **({"auto": auto} if auto else {"priced": fixed})}
     write_json(output.record, record)
     print(f"set {name}: {len(sample)} questions asked of {backend.identity()} from "
           f"{len({c['chunk_id'] for c, _ in sample})} chunks of "

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from ctxret.evaluation.metrics import reported
 from ctxret.fileio import read_json, write_text
-from ctxret.presentation.pages import (agreement_lines, continuous_note, continuous_rows,
+from ctxret.presentation.pages import (agreement_lines, agreement_sections, continuous_note, continuous_rows,
                                        corpus_line, detail_rows, file_rows, flip_rows, headline_rows, kept_lines,
                                        primary_texts, primary_title, rule_texts, secondary_rows, warning_lines)
 from ctxret.presentation.pages import Linked, html_table, verdict_text
@@ -102,9 +102,9 @@ def page(score: dict, pairs: dict, plots: list[str], ledgers: dict[str, dict], t
         h += [f"<h3>{escape(primary_title(i, c, t))}</h3>",
               f'<p class="verdict">{escape(t["verdict"])}: {escape(verdict_text(c, t))}</p>',
               "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in primary_texts(c, t, verdict_line=False)) + "</ul>"]
-    if pairs.get("agreement"):
-        h += [f"<h3>{escape(t['agreement_title'])}</h3>",
-              "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in agreement_lines(pairs["agreement"], t)) + "</ul>"]
+    for title, entries in agreement_sections(pairs.get("agreement", [])):
+        h += [f"<h3>{escape(t[title])}</h3>",
+              "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in agreement_lines(entries, t)) + "</ul>"]
     h += [f"<h2>{escape(t['plots_title'])}</h2>", *(f"<p>{img(p)}</p>" for p in plots),
           f"<h2>{escape(t['score_title'])}</h2>", f"<p>{escape(t['score_note'])}</p>",
           html_table(*headline_rows(score["results"], score["headline_groups"], score["main_group"],

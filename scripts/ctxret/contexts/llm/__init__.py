@@ -40,14 +40,16 @@ class BackendSpec:
     from which the config schema checks and completes contexts.llm), where its answers report the prompt's tokens
     (`cache`: the usage key of a document's first call, `first`, and of every user message,
     `user`, for the ledger's estimate), the setting naming its row of the price table
-    (`prices_key`) and whether it pays that row's batch prices (`batch`). A free backend (no
-    prices_key) is never priced, stored or offered as A1."""
+    (`prices_key`), whether it pays that row's batch prices (`batch`) and how it asks the service
+    for the model's context window (`window`: its settings -> (tokens, where) or None; none: the
+    price row's). A free backend (no prices_key) is never priced, stored or offered as A1."""
     name: str
     cls: type[Backend]
     settings: dict
     cache: dict[str, str] | None = None
     prices_key: str | None = "model"
     batch: bool = False
+    window: Callable[[dict], tuple[int, str] | None] | None = None
 
     @property
     def paid(self) -> bool:
@@ -64,9 +66,10 @@ BACKENDS = {spec.name: spec for spec in (
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}),
     BackendSpec("anthropic-batch", AnthropicBatchBackend, anthropic_batch.SETTINGS,
                 {"first": "cache_creation_input_tokens", "user": "input_tokens"}, batch=True),
-    BackendSpec("openai", OpenAIBackend, openai_api.SETTINGS, {"first": "input_tokens", "user": "input_tokens"}),
+    BackendSpec("openai", OpenAIBackend, openai_api.SETTINGS, {"first": "input_tokens", "user": "input_tokens"},
+                window=openai_api.stated_window),
     BackendSpec("openai-batch", OpenAIBatchBackend, openai_batch.SETTINGS,
-                {"first": "input_tokens", "user": "input_tokens"}, batch=True),
+                {"first": "input_tokens", "user": "input_tokens"}, batch=True, window=openai_api.stated_window),
     BackendSpec("heuristic", HeuristicBackend, heuristic.SETTINGS, prices_key=None),
 )}
 FREE_BACKEND = "heuristic"  # X1: the context from the document's structure

@@ -5,9 +5,15 @@ vLLM's prefix caching, llama.cpp) reuse it across a document's calls; `prompt_to
 cached tokens too, so the uncached input is `prompt_tokens - cached`. The cached prefix is
 `usage.prompt_tokens_details.cached_tokens` (OpenAI, vLLM), else llama.cpp's `timings.cache_n`;
 a server that reports neither (Ollama) has its answers marked so (`cache_reported` False), and the
-ledger says the cache is not reported instead of a share of 0.
+ledger says the cache is not reported instead of a share of 0. A server that states its context
+window (`stated_window`: llama.cpp's GET /props, vLLM's and llama.cpp's GET /v1/models) gives the
+estimate the window in place of the price row's.
 """
 from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
 
 from ctxret import secrets
 from ctxret.contexts.llm.base import AttemptFailed, CallResult, SdkBackend, problem_line, read_counts
@@ -20,7 +26,52 @@ SETTINGS = {"required": ["model", "base_url"], "properties": {
     "temperature": {"type": "number", "default": 0},
     "api_key_env": {"type": "string", "minLength": 1, "default": "OPENAI_API_KEY",
                     "description": "unset: the key 'none' (local servers)"},
-    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300}}}
+    "timeout_s": {"type": "number", "exclusiveMinimum": 0, "default": 300},
+    "server_threads": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "the cores a local server on this machine uses: each context job of the "
+                                      "variant holds that many, so no embedding runs beside it (0: a remote service)"}}}
+
+
+WINDOW_TIMEOUT_S = 10   # a server that does not answer in this long states no window
+
+
+def _positive(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _get_json(url: str, api_key: str):
+    """The JSON a GET of `url` answers, or None (unreachable, an HTTP error, not JSON)."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=WINDOW_TIMEOUT_S) as response:
+            return json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def stated_window(settings: dict) -> tuple[int, str] | None:
+    """The context window (tokens) the server at settings' base_url states for one request, and
+    where: llama.cpp's GET /props `default_generation_settings.n_ctx` (a slot's window), else the
+    model of GET /v1/models (the one named `model`, else the only one listed): vLLM's
+    `max_model_len`, llama.cpp's `meta.n_ctx_train`. None without a base_url or when it states none."""
+    base = (settings.get("base_url") or "").rstrip("/")
+    if not base:
+        return None
+    key = secrets.key(settings.get("api_key_env")) or "none"
+    props = _get_json(f"{base.removesuffix('/v1')}/props", key)
+    settled = props.get("default_generation_settings") if isinstance(props, dict) else None
+    n = _positive(settled.get("n_ctx")) if isinstance(settled, dict) else None
+    if n:
+        return n, f"as {base.removesuffix('/v1')}/props states it (default_generation_settings.n_ctx)"
+    listed = _get_json(f"{base}/models", key)
+    models = [m for m in listed.get("data") or [] if isinstance(m, dict)] if isinstance(listed, dict) else []
+    named = [m for m in models if m.get("id") == settings.get("model")] or (models if len(models) == 1 else [])
+    for m in named:
+        for field, value in (("max_model_len", m.get("max_model_len")),
+                             ("meta.n_ctx_train", (m.get("meta") or {}).get("n_ctx_train"))):
+            if _positive(value):
+                return value, f"as {base}/models states it ({field} of {m.get('id')!r})"
+    return None
 
 
 class OpenAIBackend(SdkBackend):

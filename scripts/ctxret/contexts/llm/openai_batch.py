@@ -19,9 +19,10 @@ from ctxret.contexts.llm.base import (AttemptFailed, BatchState, CallResult, fir
 from ctxret.contexts.llm.openai_api import SETTINGS as OPENAI_SETTINGS, OpenAIBackend
 from ctxret.errors import InputError
 
-# contexts.llm's settings for this backend: the openai backend's, OpenAI itself by default
+# contexts.llm's settings for this backend: the openai backend's (but server_threads: the one batch job
+# holds no core while it waits), OpenAI itself by default
 SETTINGS = {"required": ["model"], "properties": {
-    **OPENAI_SETTINGS["properties"],
+    **{k: v for k, v in OPENAI_SETTINGS["properties"].items() if k != "server_threads"},
     "model": {"type": "string", "minLength": 1,
               "description": "e.g. gpt-4.1-mini; priced at its row's batch prices"},
     "base_url": {"type": "string", "default": "",
