@@ -15,22 +15,7 @@ from ctxret.fileio import read_json, read_jsonl
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 N = 24
-GERMAN = {
-    "verbindungspool.md": ["# Verbindungspool",
-                           "Ein Pool hält die Verbindungen zur Datenbank zwischen den Anfragen offen.",
-                           "Die Größe des Pools richtet sich nach max_connections, geteilt durch die Zahl der "
-                           "Instanzen.",
-                           "Eine Verbindung, die länger als zehn Minuten ruht, wird geschlossen und neu geöffnet."],
-    "wiederholungen.md": ["# Wiederholungen",
-                          "Wiederholen Sie nur idempotente Anfragen, sonst wird eine Bestellung doppelt angelegt.",
-                          "Zwischen den Versuchen wächst die Wartezeit exponentiell, mit einem zufälligen Anteil.",
-                          "Nach fünf Versuchen gibt der Client auf und meldet den Fehler an den Aufrufer."],
-    "zwischenspeicher.md": ["# Zwischenspeicher",
-                            "Der Zwischenspeicher hält berechnete Ergebnisse, die oft gelesen und selten geändert "
-                            "werden.",
-                            "Eine kurze Lebensdauer verringert veraltete Antworten, senkt aber die Trefferquote.",
-                            "Die Ablaufzeiten werden gestreut, damit nicht alle Schlüssel gleichzeitig ablaufen."],
-}
+GERMAN = ROOT / "tests" / "data" / "german" / "docs"
 
 
 def generate(tmp, corpus, language):
@@ -51,11 +36,7 @@ def generate(tmp, corpus, language):
 
 @pytest.fixture(scope="module")
 def german(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("german")
-    (tmp / "docs").mkdir()
-    for name, paragraphs in GERMAN.items():
-        (tmp / "docs" / name).write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
-    return generate(tmp, tmp / "docs", "auf Deutsch")
+    return generate(tmp_path_factory.mktemp("german"), GERMAN, "auf Deutsch")
 
 
 @pytest.fixture(scope="module")

@@ -19,22 +19,7 @@ from ctxret.stages.judge import prompt_for
 
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 K = 1   # the primary's k: at 5 a corpus this small fails nowhere
-DOCS = {
-    "verbindungspool.md": ["# Verbindungspool",
-                           "Ein Pool hält die Verbindungen zur Datenbank zwischen den Anfragen offen.",
-                           "Die Größe des Pools richtet sich nach max_connections, geteilt durch die Zahl der "
-                           "Instanzen.",
-                           "Eine Verbindung, die länger als zehn Minuten ruht, wird geschlossen und neu geöffnet."],
-    "wiederholungen.md": ["# Wiederholungen",
-                          "Wiederholen Sie nur idempotente Anfragen, sonst wird eine Bestellung doppelt angelegt.",
-                          "Zwischen den Versuchen wächst die Wartezeit exponentiell, mit einem zufälligen Anteil.",
-                          "Nach fünf Versuchen gibt der Client auf und meldet den Fehler an den Aufrufer."],
-    "zwischenspeicher.md": ["# Zwischenspeicher",
-                            "Der Zwischenspeicher hält berechnete Ergebnisse, die oft gelesen und selten geändert "
-                            "werden.",
-                            "Eine kurze Lebensdauer verringert veraltete Antworten, senkt aber die Trefferquote.",
-                            "Die Ablaufzeiten werden gestreut, damit nicht alle Schlüssel gleichzeitig ablaufen."],
-}
+DOCS = ROOT / "tests" / "data" / "german" / "docs"   # shared with test_generated_languages
 HUMAN = [("Wie groß sollte der Pool sein?", "geteilt durch die Zahl der Instanzen"),
          ("Was passiert mit einer ruhenden Verbindung?", "wird geschlossen und neu geöffnet"),
          ("Welche Anfragen darf man wiederholen?", "Wiederholen Sie nur idempotente Anfragen"),
@@ -54,9 +39,6 @@ def lines(rows) -> str:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("judged-de")
-    (tmp / "docs").mkdir()
-    for name, paragraphs in DOCS.items():
-        (tmp / "docs" / name).write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
     (tmp / "human.jsonl").write_text(lines({"id": f"h{i}", "question": q, "gold_passage": p}
                                            for i, (q, p) in enumerate(HUMAN, 1)), encoding="utf-8")
     (tmp / "queries.jsonl").write_text(lines({"id": f"q{i}", "question": q} for i, q in enumerate(QUERIES, 1)),
@@ -64,7 +46,7 @@ def run(tmp_path_factory):
     config = tmp / "config.yaml"
     config.write_text(yaml.safe_dump({
         "results": str(tmp / "results"), "store": str(tmp / "store"),
-        "corpus": {"format": "files", "path": str(tmp / "docs")}, "chunking": {"paragraph": {"max_chars": 100}},
+        "corpus": {"format": "files", "path": str(DOCS)}, "chunking": {"paragraph": {"max_chars": 100}},
         "models": {}, "contexts": {"llm": LLM}, "score": {"ks": [1, 5]},
         "pairs": {"resamples": 1000, "primary": [{"a": "bm25:T1", "b": "bm25:A1", "k": K}]},
         "questions": {"sets": {"H": str(tmp / "human.jsonl"),
