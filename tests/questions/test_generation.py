@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 import yaml
 
-from ctxret.questions.generation import (KINDS, REASONS, fill, longest_quote, near_duplicates, overlap, parse_reply,
-                                         prompts_in, sample_chunks, screen)
+from ctxret.errors import InputError
+from ctxret.questions.generation import (KINDS, REASONS, auto_questions, fill, longest_quote, near_duplicates,
+                                         overlap, parse_reply, prompts_in, sample_chunks, screen)
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPS = {"overlap_cap": 0.6, "quote_chars": 30}
@@ -124,3 +126,12 @@ def test_each_language_is_asked_in_its_own_prompts_or_by_its_english_name_in_eng
     for code, words in asked.items():
         assert all(words in prompts_in(prompts, code)[kind] for kind in KINDS), code
     assert prompts_in(prompts, "nl")["system"] == prompts_in(prompts, "en")["system"] == prompts["en"]["system"]
+
+
+def test_n_auto_without_a_pilot_says_how_to_plan_again():
+    """The pilot is fixed with the preregistration: mending pairs.primary or questions.groups
+    afterwards does not change it, and the one line says what does."""
+    with pytest.raises(InputError) as raised:
+        auto_questions(None, "failure@5", 5.0, "questions.sets.Gen.generate.n")
+    assert str(raised.value).startswith("questions.sets.Gen.generate.n: auto needs the free pilot")
+    assert "set n, or mend them and plan again (make preregister CONFIG=...)" in str(raised.value)
