@@ -66,15 +66,20 @@ rule preregister_plan:
 # The questions each candidate measure needs for pairs.smallest_effect, from the free pilot (the
 # first primary's planning pair on its group's human questions), and what generating them costs:
 # the preregistration states it, and a generated set with n: auto asks that many. Part of the
-# preregistration, so written with it: every input ancient (a question edit or a changed setting
-# reruns nothing; `make preregister` forces it with the preregistration).
+# preregistration, so written with it: once one is written every input is ancient (a question edit
+# or a changed setting reruns nothing; `make preregister` forces it with the preregistration);
+# before, a mended pairs.primary or questions.groups plans again (n: auto reads it first).
+def frozen(path):
+    return ancient(path) if Path(P.preregistration).exists() else path
+
+
 rule preregister_effect:
     input:
-        plan=ancient(P.plan_file),
-        chunks=ancient(P.chunks()),
-        gold=ancient(P.gold()),
-        runs=[ancient(run) for run in free_runs()],
-        question_prompts=ancient(workflow_file(P.question_prompts)),
+        plan=frozen(P.plan_file),
+        chunks=frozen(P.chunks()),
+        gold=frozen(P.gold()),
+        runs=[frozen(run) for run in free_runs()],
+        question_prompts=frozen(workflow_file(P.question_prompts)),
     output:
         json=P.smallest_effect,
     log:

@@ -128,10 +128,8 @@ def test_each_language_is_asked_in_its_own_prompts_or_by_its_english_name_in_eng
     assert prompts_in(prompts, "nl")["system"] == prompts_in(prompts, "en")["system"] == prompts["en"]["system"]
 
 
-def test_n_auto_without_a_pilot_says_how_to_plan_again():
-    """The pilot is fixed with the preregistration: mending pairs.primary or questions.groups
-    afterwards does not change it, and the one line says what does."""
+def test_n_auto_without_a_pilot_says_what_to_mend():
     with pytest.raises(InputError) as raised:
         auto_questions(None, "failure@5", 5.0, "questions.sets.Gen.generate.n")
     assert str(raised.value).startswith("questions.sets.Gen.generate.n: auto needs the free pilot")
-    assert "set n, or mend them and plan again (make preregister CONFIG=...)" in str(raised.value)
+    assert "(pairs.primary, questions.groups); set n, or mend them and generate again" in str(raised.value)

@@ -175,9 +175,8 @@ def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) 
     anything is paid, when there is no figure to take or the budget buys no question (`key`: the
     setting, questions.sets.<name>.generate.n)."""
     if effect is None:
-        raise InputError(f"{key}: auto needs the free pilot: when the preregistration was written, no primary's "
-                         "planning pair had human questions (pairs.primary, questions.groups); set n, or mend "
-                         "them and plan again (make preregister CONFIG=...)")
+        raise InputError(f"{key}: auto needs the free pilot: no primary whose planning pair has human "
+                         "questions (pairs.primary, questions.groups); set n, or mend them and generate again")
     m = effect["measures"][measure]
     if m["needed"] is None:
         raise InputError(f"{key}: auto: the free pilot gives {measure} no figure for a difference of "
