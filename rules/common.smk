@@ -249,6 +249,11 @@ def free_runs():
     ]
 
 
+def frozen(path):
+    """`path` as ancient once a preregistration is written (rule preregister_effect)."""
+    return ancient(path) if Path(P.preregistration).exists() else path
+
+
 def generation_pilot(wildcards):
     """A generated set with n: auto reads the free pilot's questions needed (ancient: the figure is
     taken when the set is generated; the set's own questions never change it)."""

@@ -69,10 +69,6 @@ rule preregister_plan:
 # preregistration, so written with it: once one is written every input is ancient (a question edit
 # or a changed setting reruns nothing; `make preregister` forces it with the preregistration);
 # before, a mended pairs.primary or questions.groups plans again (n: auto reads it first).
-def frozen(path):
-    return ancient(path) if Path(P.preregistration).exists() else path
-
-
 rule preregister_effect:
     input:
         plan=frozen(P.plan_file),
