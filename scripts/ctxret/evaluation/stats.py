@@ -26,17 +26,22 @@ def paired_counts(hit_a: np.ndarray, hit_b: np.ndarray) -> dict[str, int]:
             "only_a": int(np.sum(hit_a & ~hit_b)), "only_b": int(np.sum(~hit_a & hit_b))}
 
 
-def cluster_bootstrap_diff(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.ndarray,
-                           seed: int, n_resamples: int, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of mean(fail_b) - mean(fail_a), resampling whole clusters."""
+def _cluster_draws(fail_a, fail_b, clusters, seed: int, n_resamples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cluster the sum of b - a and the size, and mean(b) - mean(a) on each of `n_resamples`
+    resamples of whole clusters (seeded)."""
     fail_a, fail_b = np.asarray(fail_a, float), np.asarray(fail_b, float)
     labels, idx = np.unique(np.asarray(clusters), return_inverse=True)
     m = len(labels)
     diff_sum = np.bincount(idx, weights=fail_b - fail_a, minlength=m)
     size = np.bincount(idx, minlength=m).astype(float)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, m, size=(n_resamples, m))
-    stats = diff_sum[draws].sum(axis=1) / size[draws].sum(axis=1)
+    draws = np.random.default_rng(seed).integers(0, m, size=(n_resamples, m))
+    return diff_sum, size, diff_sum[draws].sum(axis=1) / size[draws].sum(axis=1)
+
+
+def cluster_bootstrap_diff(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.ndarray,
+                           seed: int, n_resamples: int, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of mean(fail_b) - mean(fail_a), resampling whole clusters."""
+    diff_sum, size, stats = _cluster_draws(fail_a, fail_b, clusters, seed, n_resamples)
     alpha = (1 - level) / 2
     lo, hi = np.quantile(stats, [alpha, 1 - alpha])
     return float(lo), float(hi)
@@ -479,18 +484,11 @@ def cluster_bootstrap_bca(fail_a: np.ndarray, fail_b: np.ndarray, clusters: np.n
     of draws below the estimate (ties half, as scipy.stats.bootstrap), acceleration from the jackknife
     leaving one cluster out, a = sum(u^3) / (6 (sum u^2)^1.5), u = mean jackknife - each."""
     from scipy.stats import norm
-    fail_a, fail_b = np.asarray(fail_a, float), np.asarray(fail_b, float)
-    labels, idx = np.unique(np.asarray(clusters), return_inverse=True)
-    m = len(labels)
-    diff_sum = np.bincount(idx, weights=fail_b - fail_a, minlength=m)
-    size = np.bincount(idx, minlength=m).astype(float)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, m, size=(n_resamples, m))
-    stats = diff_sum[draws].sum(axis=1) / size[draws].sum(axis=1)
+    diff_sum, size, stats = _cluster_draws(fail_a, fail_b, clusters, seed, n_resamples)
     theta = diff_sum.sum() / size.sum()
     share = (np.sum(stats < theta) + np.sum(stats <= theta)) / (2 * n_resamples)
     z0 = float(norm.ppf(share))
-    jack = (diff_sum.sum() - diff_sum) / (size.sum() - size) if m > 1 else np.array([theta])
+    jack = (diff_sum.sum() - diff_sum) / (size.sum() - size) if len(size) > 1 else np.array([theta])
     u = jack.mean() - jack
     denom = 6 * np.sum(u ** 2) ** 1.5
     a = float(np.sum(u ** 3) / denom) if denom > 0 else 0.0
