@@ -34,6 +34,7 @@ from pathlib import Path
 from targets import load_line
 
 from ctxret import languages
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.contexts.ledger import summarize
 from ctxret.contexts.llm import make_backend
 from ctxret.contexts.per_document import ContextStore, document_contexts
@@ -43,7 +44,6 @@ from ctxret.contexts.replies import ReplyChecks
 from ctxret.importers.manifests import read_articles
 from ctxret.presentation.ledger_text import stats_lines
 from ctxret.settings import complete
-from ctxret.stages.chunks import chunk_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = "llama-cpp-python[server]==0.3.36"

@@ -9,11 +9,11 @@ from test_chunks import DOCS
 from workflow import ROOT, mini_config, snakemake
 
 from ctxret.chunkers import Tools, semantic
+from ctxret.chunkers.corpus import chunk_corpus, covered_units
 from ctxret.embedding.models import load_tokenizer
 from ctxret.evaluation.metrics import Measure
 from ctxret.importers.manifests import read_articles
 from ctxret.stages.chunking import gold_units, question_outcome, unit_views
-from ctxret.stages.chunks import chunk_corpus, covered_units
 from ctxret.text.documents import units_of
 
 DEMO = [d for d in read_articles(sorted((ROOT / "data" / "demo" / "articles").glob("*.json"))) if "RAG" not in d["tags"]]

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 import pytest
 from conftest import read_lines, settings, write_lines
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.chunkers.paragraph import chunk_document
 from ctxret.stages import chunks, variant
-from ctxret.stages.chunks import chunk_corpus
 from ctxret.text.chunk_text import blocks, t0_text, t1_text
 
 T1 = settings()["chunking"]["t1_template"]

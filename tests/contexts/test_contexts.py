@@ -17,6 +17,7 @@ from fakes import live_fake_claudes
 from fakes.echo_backend import ECHO
 from fakes.llm_servers import anthropic_server, openai_server
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.contexts.ledger import estimate, summarize, versus
 from ctxret.contexts.prices import model_prices
 from ctxret.contexts.llm import BACKENDS, make_backend
@@ -28,7 +29,6 @@ from ctxret.errors import InputError
 from ctxret.languages import language
 from ctxret.importers.manifests import read_articles
 from ctxret.presentation.ledger_text import versus_lines
-from ctxret.stages.chunks import chunk_corpus
 from ctxret.stages.contexts import contexts, contexts_estimate, contexts_shards, contexts_stats
 from ctxret.stages.contexts_free import contexts_free as run_free
 from ctxret.stages.contexts_length import context_lengths, script_share

@@ -12,6 +12,7 @@ from batchkill import killed_while_polling
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes.llm_servers import anthropic_server
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.contexts.batches import Request, batches_of
 from ctxret.contexts.ledger import estimate, summarize, versus
 from ctxret.contexts.prices import batch_prices, model_prices, priced
@@ -19,7 +20,6 @@ from ctxret.contexts.per_document import ContextStore, chunk_key
 from ctxret.contexts.prompt import read_prompt
 from ctxret.errors import InputError
 from ctxret.importers.manifests import read_articles
-from ctxret.stages.chunks import chunk_corpus
 from ctxret.stages.contexts import contexts_batch
 from ctxret.text.chunk_text import prompt_chunk
 

@@ -13,6 +13,7 @@ from batchkill import killed_while_polling
 from conftest import backend_for, read_lines, settings, write_lines
 from fakes.llm_servers import openai_server
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.contexts.ledger import estimate, summarize, versus
 from ctxret.contexts.prices import batch_prices, model_prices, priced
 from ctxret.contexts.per_document import ContextStore, chunk_key, document_contexts
@@ -20,7 +21,6 @@ from ctxret.contexts.prompt import read_prompt
 from ctxret.errors import InputError
 from ctxret.importers.manifests import read_articles
 from ctxret.presentation.ledger_text import versus_lines
-from ctxret.stages.chunks import chunk_corpus
 from ctxret.stages.contexts import contexts_batch
 from ctxret.text.chunk_text import prompt_chunk
 

@@ -8,10 +8,10 @@ import pyarrow.parquet
 import pytest
 from conftest import settings
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.importers import read_corpus, squad
 from ctxret.questions.sets import load_question_sets
-from ctxret.stages.chunks import chunk_corpus
 
 FORMATS = Path(__file__).parents[1] / "data" / "formats"
 TABLE_COLUMNS = {"id": "page_id", "text": "content", "title": "page_title", "metadata": ["section"]}

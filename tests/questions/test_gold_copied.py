@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import question_sets, settings, write_lines
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.importers import read_corpus
 from ctxret.questions.sets import read_question_sets
 from ctxret.stages import qcheck, questions
-from ctxret.stages.chunks import chunk_corpus
 
 SETUP = ("# Setup\n\nThe installer is responsible for managing and\ndistributing the packages, with its distrib-\n"
          "uting mirror and a well-\nknown cache.\n\nIt says \u201cdone\u201d\u00a0when finished.\n")

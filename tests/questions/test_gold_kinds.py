@@ -12,12 +12,12 @@ import pytest
 from conftest import settings, write_lines
 from test_importers import FORMATS
 
+from ctxret.chunkers.corpus import chunk_corpus
 from ctxret.errors import InputError
 from ctxret.evaluation.metrics import configured
 from ctxret.importers import read_corpus
 from ctxret.retrieval.runs import write_run
 from ctxret.stages import qcheck, questions, score
-from ctxret.stages.chunks import chunk_corpus
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ section reach every strategy the same way (T1). Strategies differ only in bounda
 
 A new strategy is a module here with `spans(doc, settings, tools)` and a line in CHUNKERS; its
 settings (if any) live under `chunking.<name>` in config/schema.yaml, and reach `spans` as they are.
+A corpus cut into numbered, named chunks: `corpus.chunk_rows`.
 May import text and the shared leaves.
 """
 from __future__ import annotations

@@ -21,7 +21,7 @@ def write_run(jsonl_path: str, trec_path: str, name: str, results: dict[str, lis
 
 
 def chunk_names(chunks: Iterable[dict]) -> dict[str, str]:
-    """{chunk id: the name TREC files give it}: its `name` (ctxret.stages.chunks.name_chunks)."""
+    """{chunk id: the name TREC files give it}: its `name` (ctxret.chunkers.corpus.name_chunks)."""
     return trec_names((c["chunk_id"], c["name"]) for c in chunks)
 
 

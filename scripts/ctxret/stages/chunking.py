@@ -4,7 +4,7 @@ Scoring that does not confuse "not found" with "not recognised". A question's go
 depend on the strategy: a passage's units are the units of its document it overlaps (`## `
 section, clause or source paragraph: ctxret.text.documents.units_of), chunk gold names units
 itself, document gold is its documents. Every chunk has a representative unit, the unit
-covering most of its characters (the earlier one on a tie; ctxret.stages.chunks.covered_units).
+covering most of its characters (the earlier one on a tie; ctxret.chunkers.corpus.covered_units).
 
 - strict: a hit at k when a chunk of the top k has a gold unit as its representative;
 - loose: when a chunk of the top k covers any gold unit (what the representative rule costs);

@@ -6,7 +6,7 @@ Writes score.md (one line per condition), score.json and score.parquet (the same
 row per condition x group x metric), the TREC qrels beside the runs, and the document runs
 (max-passage: a document at the rank of its best chunk) with their qrels, so that trec_eval or
 ir_measures on runs/ reproduces every figure. TREC files name chunks and documents by the user's
-own ids (a chunk's `name`, a document's `doc`: ctxret.stages.chunks.name_chunks). A judged set's
+own ids (a chunk's `name`, a document's `doc`: ctxret.chunkers.corpus.name_chunks). A judged set's
 questions without gold are scored by their graded qrels (the judge stage's grades:
 ctxret.evaluation.judgments), written into the same qrels; score.json's `judged` says, per judged
 set, its pooling depth, its pairs and the judge's agreement with the gold where there is any.
