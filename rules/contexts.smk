@@ -118,7 +118,8 @@ rule contexts_free:
 
 
 # A variant whose contexts are read from a file (contexts.variants.<name>.file): every document in
-# one job, which stops naming the chunks the file leaves without a context. Free, never stored.
+# one job, which stops naming the chunks the file leaves without a context (found while the workflow
+# is read, but for a chunker that reads a model: ctxret.config.preflight). Free, never stored.
 GIVEN_VARIANTS = given_variants(P.context_variants)
 
 if GIVEN_VARIANTS:

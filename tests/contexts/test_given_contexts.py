@@ -3,17 +3,22 @@ document and chunk index or chunk id, checked like a paid reply, every chunk cov
 embedded, searched and compared like A1, through real workflow runs on the mini corpus."""
 import json
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
 import pytest
 
 from conftest import FAKE_CLAUDE, settings
-from workflow import claude_calls, claude_env, mini_config, snakemake
+from workflow import ROOT, claude_calls, claude_env, mini_config, snakemake
 
+from ctxret.config.plan import plan
+from ctxret.config.preflight import kept_chunks
+from ctxret.config.schema import complete, read_config
 from ctxret.contexts.given import read_given, separated
 from ctxret.contexts.replies import ReplyChecks
 from ctxret.errors import InputError
+from ctxret.importers.selection import kept_corpus
 from ctxret.text.chunk_text import with_context
 
 CHECKS = ReplyChecks.of(settings()["contexts"]["reply"])
@@ -43,6 +48,15 @@ def write_records(path: Path, records: list[dict]) -> Path:
     return path
 
 
+def parse_time_chunks(config: Path) -> list[dict]:
+    """The chunks the workflow's parse cuts to check a context file, from the config as the
+    workflow completes and plans it (rules/common.smk)."""
+    completed = complete(read_config(str(config)), (str(config),))
+    found = kept_corpus(completed["corpus"], completed["store"])
+    p = plan(completed, ROOT, found.letters, found.documents)
+    return kept_chunks(p.config["corpus"], p.setting("store"), p.chunker)
+
+
 def given_config(tmp: Path, path: Path, given: dict | None = None, **contexts):
     return mini_config(tmp, contexts={"variants": {"G1": {"file": str(path), **(given or {})}}, **contexts},
                        pairs={"resamples": 1000, "variant_pairs": [["T1", "G1"], ["X1", "G1"]],
@@ -51,8 +65,12 @@ def given_config(tmp: Path, path: Path, given: dict | None = None, **contexts):
 
 def test_a_file_variant_is_embedded_searched_and_compared_with_t1(tmp_path):
     path = write_records(tmp_path / "g1.jsonl", given_records(tmp_path))
-    snakemake(given_config(tmp_path, path))
+    config = given_config(tmp_path, path)
+    snakemake(config)
     results = tmp_path / "results"
+    # the parse checked the file against the very chunks the chunks job wrote, and remembers it covers them
+    assert parse_time_chunks(config) == [json.loads(l) for l in (results / "chunks.jsonl").read_text().splitlines()]
+    assert len(list((tmp_path / "store" / "given-covered").rglob("*.json"))) == 1
     texts = [json.loads(l)["text"] for l in (results / "var-G1.jsonl").read_text().splitlines()]
     assert texts[0].startswith("카프카 컨슈머 지연 줄이기 문서의 도입 부분에서 가져온 문단이다.\n\n")
     comparisons = json.loads((results / "pairs.json").read_text())["comparisons"]
@@ -64,8 +82,9 @@ def test_a_file_variant_is_embedded_searched_and_compared_with_t1(tmp_path):
     assert (ledger["results"], ledger["cost_usd"]) == (len(texts), 0.0)
 
 
-def test_a_file_missing_one_chunk_stops_the_run_naming_it_before_anything_is_paid(tmp_path):
+def test_a_file_missing_one_chunk_stops_the_run_naming_it_before_any_job(tmp_path):
     records = given_records(tmp_path)
+    shutil.rmtree(tmp_path / "results")   # a first run: no docs.jsonl, no chunks.jsonl yet
     path = write_records(tmp_path / "g1.jsonl", records[:-1])
     llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
     proc = snakemake(given_config(tmp_path, path, llm=llm), check=False, env=claude_env(tmp_path))
@@ -73,9 +92,9 @@ def test_a_file_missing_one_chunk_stops_the_run_naming_it_before_anything_is_pai
     errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
     assert errors == [f"error: {path}: no context for 1 of 6 chunks: redis-ttl chunk 2 (redis-ttl#3) (a record per "
                       f"chunk: its document id, its chunk index from 0 or chunk id, its context)"], proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert not list((tmp_path / "results" / "ctx").glob("G1/docs/*.jsonl"))
-    assert claude_calls(tmp_path) == 0 and not (tmp_path / "results" / "ctx" / "A1").exists()
+    assert "Traceback" not in proc.stderr and "Building DAG" not in proc.stdout + proc.stderr
+    assert not [p for p in (tmp_path / "results").rglob("*") if p.is_file()]   # no job ran: not prep, not chunks
+    assert claude_calls(tmp_path) == 0
 
 
 def test_a_bad_record_stops_the_run_naming_its_line_before_any_job(tmp_path):
