@@ -2,9 +2,10 @@
 LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`). Each
 answer is kept in the store under the backend's identity, the prompt, the chunk's text and the
 kind, so that a rerun pays nothing; the filters and their counts are ctxret.questions.generation's.
-With n: auto, n is the free pilot's questions needed (smallest-effect.json, as the preregistration
-states it) within max_usd; a fixed n is priced the same way and cut to what max_usd buys, before
-any call; the sample is prefix-stable, so a larger n asks only the new chunks."""
+n is the questions kept: with n: auto, the free pilot's questions needed (smallest-effect.json, as
+the preregistration states it); n, fixed or auto, is priced and cut to what max_usd buys before
+any call, then asked in rounds until n are kept; the sample is prefix-stable, so each round asks
+only new chunks."""
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from ctxret.questions.generation import (
     fill,
     fixed_questions,
     near_duplicates,
+    next_round,
     prompt_chars,
     prompts_in,
     sample_chunks,
@@ -81,8 +83,22 @@ def fixed_line(fixed: dict) -> str:
     return f"{head} (max_usd {fixed['max_usd']:g}): asking {fixed['asked']:,}"
 
 
+def kept_of(candidates: list[dict], spec: dict, input, params, threads: int) -> tuple[list[dict], Counter, str]:
+    """The candidates every filter keeps, in sample order (near-duplicates across rounds too), the
+    count dropped for each reason, and the near-duplicate rule as the log names it."""
+    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"])
+    vectors = question_vectors([k["question"] for k in kept], input, params, threads)
+    near_rule = (f"by {params.dense_slot} cosine ≥ {spec['duplicate_cosine']:g}" if params.dense_slot else
+                 f"by character-trigram Jaccard ≥ {spec['duplicate_similarity']:g}: no model slot to embed with")
+    near = near_duplicates([k["question"] for k in kept], vectors, spec["duplicate_cosine"],
+                           spec["duplicate_similarity"])
+    dropped[REASONS[-1]] = sum(near)
+    return [k for k, n in zip(kept, near) if not n], dropped, near_rule
+
+
 def questions_generate(input, output, params, threads=1, **_) -> None:
-    """One generated set: the sample, the answers (each paid once ever), the filters, the set."""
+    """One generated set: asked in rounds until n are kept (each answer paid once ever), the
+    filters, the set."""
     spec, name = dict(params.spec), params.set_name
     key = f"questions.sets.{name}.generate.n"
     chunks = read_jsonl(input.chunks)
@@ -95,23 +111,26 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
                                  dict(params.prices))
         auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key)
         print(fixed_line(fixed))
+    target, most = (auto["needed"], auto["most"]) if auto else (fixed["n"], fixed["most"])
     prompts = prompts_in(texts, params.language)
     backend, store = make_backend(dict(params.llm)), JsonStore(params.store, "generated-questions")
-    sample = sample_chunks(chunks, auto["n"] if auto else fixed["asked"], list(spec["kinds"]), spec["seed"])
-    candidates, paid, cost = [], 0, 0.0
-    for i, (chunk, kind) in enumerate(sample):
-        reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
-                              params.attempts, params.backoff_s)
-        paid, cost = paid + now, cost + usd
-        candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
-    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"])
-    vectors, near_rule = question_vectors([k["question"] for k in kept], input, params, threads), (
-        f"by {params.dense_slot} cosine ≥ {spec['duplicate_cosine']:g}" if params.dense_slot else
-        f"by character-trigram Jaccard ≥ {spec['duplicate_similarity']:g}: no model slot to embed with")
-    near = near_duplicates([k["question"] for k in kept], vectors, spec["duplicate_cosine"],
-                           spec["duplicate_similarity"])
-    dropped[REASONS[-1]] = sum(near)
-    kept = [k for k, n in zip(kept, near) if not n]
+    pairs = len(chunks) * len(spec["kinds"])   # past them, sample_chunks repeats a (chunk, kind)
+    size = min(auto["n"] if auto else fixed["asked"], pairs)
+    sample, candidates, kept, rounds, paid, cost, stopped = [], [], [], [], 0, 0.0, None
+    while stopped is None:
+        sample = sample_chunks(chunks, len(sample) + size, list(spec["kinds"]), spec["seed"])
+        for i, (chunk, kind) in enumerate(sample[len(candidates):], start=len(candidates)):
+            reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
+                                  params.attempts, params.backoff_s)
+            paid, cost = paid + now, cost + usd
+            candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
+        kept_before = len(kept)
+        kept, dropped, near_rule = kept_of(candidates, spec, input, params, threads)
+        rounds.append({"asked": size, "kept": len(kept)})
+        size, stopped = next_round(target, len(kept), kept_before, len(sample), most, pairs)
+        print(f"round {len(rounds)}: asked {rounds[-1]['asked']:,}, kept {len(kept):,} of {len(sample):,} so far"
+              + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
+    kept = kept[:target]   # the first ones in sample order: a set that does not move with more rounds
     write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
                               "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
                               "kind": k["kind"], "source_chunk": k["chunk"]["chunk_id"], "overlap": k["overlap"]}
@@ -121,20 +140,20 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
               "language": params.language, "asked": len(sample), "documents": docs,
               "sample": [[c["chunk_id"], kind] for c, kind in sample], "paid_calls": paid,
               "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
-              "kept": len(kept), "kept_by_kind": dict(Counter(k["kind"] for k in kept)),
-              **({"auto": auto} if auto else {"priced": fixed})}
+              "rounds": rounds, "stopped": stopped, "kept": len(kept),
+              "kept_by_kind": dict(Counter(k["kind"] for k in kept)), **({"auto": auto} if auto else {"priced": fixed})}
     write_json(output.record, record)
-    print(f"set {name}: {len(sample)} questions asked of {backend.identity()} from "
+    print(f"set {name}: {len(sample)} questions asked of {backend.identity()} in {len(rounds)} rounds from "
           f"{len({c['chunk_id'] for c, _ in sample})} chunks of "
           f"{docs} documents (seed {spec['seed']}); {paid} calls paid now, {len(sample) - paid} from the store"
-          f"{f', {cost:.4f} USD' if paid else ''}")
+          f"{f', {cost:.4f} USD' if paid else ''}; stopped: {stopped}")
     for reason in REASONS:
         print(f"  dropped, {reason}: {dropped[reason]}" + (f" ({near_rule})" if reason == REASONS[-1] else ""))
     print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items()))
-    if auto and len(kept) < auto["needed"]:
-        print(f"  n: auto: {len(kept):,} kept of the {auto['needed']:,} {auto['measure']} needs (the filters dropped "
-              f"{len(sample) - len(kept):,}{'; the budget stopped short' if auto['short'] else ''}): the verdict "
-              f"may not decide")
+    if len(kept) < target:
+        wanted = f"{auto['measure']} needs" if auto else "asked for"
+        print(f"  n: {'auto' if auto else target}: {len(kept):,} kept of the {target:,} {wanted} (stopped: {stopped})"
+              + (": the verdict may not decide" if auto else ""))
     for kind in spec["kinds"]:
         shares = [k["overlap"] for k in kept if k["kind"] == kind]
         if shares:
