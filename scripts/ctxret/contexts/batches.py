@@ -41,7 +41,7 @@ from ctxret.contexts.prompt import Prompt
 from ctxret.contexts.replies import ReplyChecks
 from ctxret.errors import InputError
 from ctxret.fileio import read_json, write_json, write_jsonl
-from ctxret.store import check_writable, claimed, content_key
+from ctxret.store import JsonStore, check_writable, claimed, content_key
 from ctxret.text.chunk_text import prompt_chunk
 
 
@@ -424,3 +424,42 @@ def write_documents(paths: dict[str, Path], variant: str, docs: dict[str, tuple[
             f"requests submitted {counts['submitted']}, answers collected {counts['collected']}, "
             f"{time.perf_counter() - start:.1f} s")
 
+
+@dataclass
+class ReplyAnswers:
+    """Another stage's answers (generated questions, relevance judgments): `<store>/<folder>/`, each
+    as the stage's online path stores it ({reply, usage, cost_usd, model}) with its batch; the
+    causes of failed requests in `<folder>-failed/`."""
+    answers: JsonStore
+    failures: JsonStore
+    api: str
+
+    @property
+    def failures_dir(self) -> Path:
+        return self.failures.dir
+
+    def has(self, key: str) -> bool:
+        return self.answers.get(key) is not None
+
+    def keep(self, key: str, result: CallResult, entry: dict) -> None:
+        self.answers.put(key, {"reply": result.context, "usage": result.usage, "cost_usd": result.cost_usd,
+                               "model": result.model, "batch": {"api": self.api, "id": entry["batch_id"]}})
+
+    def record_failure(self, key: str, discarded: list[dict]) -> None:
+        self.failures.put(key, {"discarded": (self.failures.get(key) or {}).get("discarded", []) + discarded})
+
+
+def ask_by_batch(asks: dict[str, tuple[str, str, dict]], backend, root: str, folder: str, attempts: int,
+                 waiting: Waiting, check: Callable[[CallResult], None] | None = None) -> dict:
+    """A stage's calls {store key: (system, user, chunk)} through the batch API, their answers kept
+    in `<root>/<folder>/` as the stage's online path keeps them (`ReplyAnswers`); its batches logged
+    in `<folder>-batches/`, one run at a time per folder. The counts (batch_answers'); a key still
+    without an answer is the caller's to name."""
+    requests = {key: Request(key, chunk["slug"], chunk, backend.request(key, system, user))
+                for key, (system, user, chunk) in asks.items()}
+    answers = ReplyAnswers(JsonStore(root, folder), JsonStore(root, f"{folder}-failed"), backend.api)
+    check_writable(answers.answers.dir)
+    with claimed(root, f"{folder}-batch", content_key(backend=backend.identity()),
+                 lambda: print(f"{folder}: waiting for another run collecting batches of this store", flush=True)):
+        return batch_answers(requests, backend, answers, BatchLog(root, f"{folder}-batches"), attempts, waiting,
+                             check=check)

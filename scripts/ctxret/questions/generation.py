@@ -171,9 +171,10 @@ def near_duplicates(questions: list[str], vectors: np.ndarray | None, cosine: fl
     return out
 
 
-def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) -> dict:
+def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str, via: str = "online") -> dict:
     """A generated set's n: auto: the questions `measure` needs for the smallest effect (the free
-    pilot's figure, as the preregistration states it), what asking that many costs online, and the
+    pilot's figure, as the preregistration states it), what asking that many costs `via` (online,
+    or batch: a batch backend's prices), and the
     first round: that many cut to what `max_usd` buys (`short`: the budget stops short of the
     figure; `most`: the questions it buys over all rounds, None without a limit). InputError,
     before anything is paid, when there is no figure to take or the budget buys no question
@@ -189,28 +190,30 @@ def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) 
     if m.get("generation") is None:
         raise InputError(f"{key}: auto: generating questions is not priced (no contexts.llm model in "
                          "contexts.prices), so max_usd cannot bound it; set n")
-    cost = m["generation"]["online_usd"]
-    n, most = within_budget(m["needed"], cost, max_usd, f"{key}: auto", "raise max_usd or set n")
+    cost = m["generation"][f"{via}_usd"]
+    n, most = within_budget(m["needed"], cost, max_usd, f"{key}: auto", "raise max_usd or set n", via)
     return {"measure": measure, "effect": effect["effect"], "pilot": effect["pilot"], "needed": m["needed"],
-            "cost_usd": cost, "max_usd": max_usd, "n": n, "most": most, "short": n < m["needed"]}
+            "cost_usd": cost, "via": via, "max_usd": max_usd, "n": n, "most": most, "short": n < m["needed"]}
 
 
-def fixed_questions(n: int, generation: dict, max_usd: float, key: str) -> dict:
+def fixed_questions(n: int, generation: dict, max_usd: float, key: str, via: str = "online") -> dict:
     """A fixed n priced as n: auto is (`generation`: contexts.prices.generation_cost of n), its
     first round cut to what `max_usd` buys (`short`, `most` as auto_questions'); InputError, before
     anything is paid, when it buys none."""
-    cost = generation["online_usd"]
-    asked, most = within_budget(n, cost, max_usd, f"{key}: {n}", "raise max_usd or lower n")
-    return {"n": n, "cost_usd": cost, "max_usd": max_usd, "asked": asked, "most": most, "short": asked < n}
+    cost = generation[f"{via}_usd"]
+    asked, most = within_budget(n, cost, max_usd, f"{key}: {n}", "raise max_usd or lower n", via)
+    return {"n": n, "cost_usd": cost, "via": via, "max_usd": max_usd, "asked": asked, "most": most,
+            "short": asked < n}
 
 
-def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: str) -> tuple[int, int | None]:
-    """Of `wanted` questions costing `cost` online, (as many as `max_usd` buys, the most it buys in
+def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: str,
+                  via: str) -> tuple[int, int | None]:
+    """Of `wanted` questions costing `cost` (`via`: online, batch), (as many as `max_usd` buys, the most it buys in
     all: None when they cost nothing); InputError when it buys none."""
     most = None if cost <= 0 else max(math.floor(wanted * max_usd / cost), wanted if cost <= max_usd else 0)
     n = wanted if most is None else min(wanted, most)
     if n < 1:
-        raise InputError(f"{where}: max_usd {max_usd:g} buys no question (one costs ${cost / wanted:.4f} online); "
+        raise InputError(f"{where}: max_usd {max_usd:g} buys no question (one costs ${cost / wanted:.4f} {via}); "
                          f"{remedy}")
     return n, most
 

@@ -1,18 +1,20 @@
 """questions_generate: a generated question set (questions.sets.<name>.generate), written by an
-LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`). Each
-answer is kept in the store under the backend's identity, the prompt, the chunk's text and the
-kind, so that a rerun pays nothing; the filters and their counts are ctxret.questions.generation's.
-n is the questions kept: with n: auto, the free pilot's questions needed (smallest-effect.json, as
-the preregistration states it); n, fixed or auto, is priced and cut to what max_usd buys before
-any call, then asked in rounds until n are kept; the sample is prefix-stable, so each round asks
-only new chunks."""
+LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`), one call
+at a time or, by a batch backend, through its batch API (ctxret.contexts.batches). Each answer is
+kept in the store under the backend's identity, the prompt, the chunk's text and the kind, so that
+a rerun pays nothing; the filters and their counts are ctxret.questions.generation's. n is the
+questions kept: with n: auto, the free pilot's questions needed (smallest-effect.json, as the
+preregistration states it); n, fixed or auto, is priced (a batch backend at its batch prices) and
+cut to what max_usd buys before any call, then asked in rounds until n are kept; the sample is
+prefix-stable, so each round asks only new chunks."""
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from ctxret.contexts.llm import ContextFailed, call_with_retries, make_backend
+from ctxret.contexts.batches import Waiting, ask_by_batch
+from ctxret.contexts.llm import ContextFailed, backend_spec, call_with_retries, make_backend
 from ctxret.contexts.prices import generation_cost
 from ctxret.embedding.precision import settled
 from ctxret.embedding.vectors import embed_texts
@@ -34,11 +36,39 @@ from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
 
 
+def reply_key(backend, system: str, user: str, chunk: dict, kind: str) -> str:
+    """An answer's store key: the same online and by batch when the backend's identity is (anthropic
+    and anthropic-batch, openai and openai-batch)."""
+    return content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
+
+
+def replies(backend, store: JsonStore, prompts: dict, pairs: list[tuple[dict, str]], params,
+            batch: bool) -> list[tuple[str, bool, float]]:
+    """ask's triple for each (chunk, kind): one call at a time, or the ones the store lacks in one
+    batch run (ctxret.contexts.batches; a request left unanswered is an empty reply, asked again
+    by the next run)."""
+    asks = [(prompts["system"], fill(prompts[kind], chunk), chunk, kind) for chunk, kind in pairs]
+    if not batch:
+        return [ask(backend, store, *a, params.attempts, params.backoff_s) for a in asks]
+    keys = [reply_key(backend, *a) for a in asks]
+    todo = {k: a[:3] for k, a in zip(keys, asks) if store.get(k) is None}
+    if todo:
+        ask_by_batch(todo, backend, params.store, "generated-questions", int(params.attempts),
+                     Waiting(**params.batch))
+    out = []
+    for k, (_, _, chunk, kind) in zip(keys, asks):
+        found = store.get(k) or {}
+        if not found:
+            print(f"  chunk {chunk['chunk_id']} ({kind}): no answer after {params.attempts} requests")
+        out.append((found.get("reply", ""), k in todo, (found.get("cost_usd") or 0.0) if k in todo else 0.0))
+    return out
+
+
 def ask(backend, store: JsonStore, system: str, user: str, chunk: dict, kind: str, attempts: int,
         backoff_s: float) -> tuple[str, bool, float]:
     """(the reply, whether it was paid now, its cost in USD when the service reports it): from the
     store when asked before."""
-    key = content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
+    key = reply_key(backend, system, user, chunk, kind)
     stored = store.get(key)
     if stored is not None:
         return stored["reply"], False, 0.0
@@ -57,7 +87,7 @@ def auto_line(auto: dict) -> str:
     p = auto["pilot"]
     head = (f"n: auto: the free pilot ({p['a']} vs {p['b']} on {p['group']}, {p['N']} questions) says "
             f"{auto['measure']} needs {auto['needed']:,} questions for a difference of {auto['effect']:g}; "
-            f"generating them costs ${auto['cost_usd']:,.2f} online")
+            f"generating them costs ${auto['cost_usd']:,.2f} {auto['via']}")
     if auto["short"]:
         return (f"{head}, over max_usd {auto['max_usd']:g}: the budget stops short, asking {auto['n']:,} of the "
                 f"{auto['needed']:,}")
@@ -76,7 +106,7 @@ def question_vectors(questions: list[str], input, params, threads: int) -> np.nd
 
 def fixed_line(fixed: dict) -> str:
     """What a fixed n costs, and whether the budget stops short (as auto_line says it)."""
-    head = f"n: {fixed['n']:,}: generating them costs ${fixed['cost_usd']:,.2f} online"
+    head = f"n: {fixed['n']:,}: generating them costs ${fixed['cost_usd']:,.2f} {fixed['via']}"
     if fixed["short"]:
         return (f"{head}, over max_usd {fixed['max_usd']:g}: the budget stops short, asking {fixed['asked']:,} of "
                 f"the {fixed['n']:,}")
@@ -103,13 +133,15 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
     key = f"questions.sets.{name}.generate.n"
     chunks = read_jsonl(input.chunks)
     texts = yaml.safe_load(Path(input.prompts).read_text(encoding="utf-8"))
+    batch = backend_spec(params.llm["backend"]).batch
+    via = "batch" if batch else "online"
     if spec["n"] == "auto":
-        auto, fixed = auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"], key), None
+        auto, fixed = auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"], key, via), None
         print(auto_line(auto))
     else:
         priced = generation_cost(spec["n"], prompt_chars(texts, params.language, chunks), REPLY_TOKENS,
                                  dict(params.prices))
-        auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key)
+        auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key, via)
         print(fixed_line(fixed))
     target, most = (auto["needed"], auto["most"]) if auto else (fixed["n"], fixed["most"])
     prompts = prompts_in(texts, params.language)
@@ -119,9 +151,9 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
     sample, candidates, kept, rounds, paid, cost, stopped = [], [], [], [], 0, 0.0, None
     while stopped is None:
         sample = sample_chunks(chunks, len(sample) + size, list(spec["kinds"]), spec["seed"])
-        for i, (chunk, kind) in enumerate(sample[len(candidates):], start=len(candidates)):
-            reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
-                                  params.attempts, params.backoff_s)
+        new = sample[len(candidates):]
+        for i, (chunk, kind), (reply, now, usd) in zip(range(len(candidates), len(sample)), new,
+                                                       replies(backend, store, prompts, new, params, batch)):
             paid, cost = paid + now, cost + usd
             candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
         kept_before = len(kept)
