@@ -19,9 +19,7 @@ def check_before_paying(p: Plan, prompt: str, prices: str) -> None:
     config = p.config
     read_prompt(prompt)
     table = load_prices(prices)
-    # the paid variants' backends, and contexts.llm when it writes or judges questions
-    asked = [p.context_variants[v] for v in p.paid_variants]
-    for llm in asked + ([config["contexts"]["llm"]] if p.generated_sets or p.judged_sets else []):
+    for llm in (p.context_variants[v] for v in p.paid_variants):
         make_backend(llm)
         row = model_prices(table, priced_model(llm))
         if backend_spec(llm["backend"]).batch and batch_prices(row) is None:
