@@ -152,10 +152,9 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
     while stopped is None:
         sample = sample_chunks(chunks, len(sample) + size, list(spec["kinds"]), spec["seed"])
         new = sample[len(candidates):]
-        for i, (chunk, kind), (reply, now, usd) in zip(range(len(candidates), len(sample)), new,
-                                                       replies(backend, store, prompts, new, params, batch)):
+        for (chunk, kind), (reply, now, usd) in zip(new, replies(backend, store, prompts, new, params, batch)):
             paid, cost = paid + now, cost + usd
-            candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
+            candidates.append({"id": f"{name}-{len(candidates):04d}", "chunk": chunk, "kind": kind, "reply": reply})
         kept_before = len(kept)
         kept, dropped, near_rule = kept_of(candidates, spec, input, params, threads)
         rounds.append({"asked": size, "kept": len(kept)})
