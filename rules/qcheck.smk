@@ -68,6 +68,7 @@ if GENERATING:
             language=P.setting("corpus.language"),
             attempts=P.setting("contexts.attempts"),
             backoff_s=P.setting("contexts.backoff_s"),
+            batch=P.setting("contexts.batch"),
             dense_slot=DUPLICATE_SLOT or "",
             dense_settings=P.model_settings(DUPLICATE_SLOT) if DUPLICATE_SLOT else {},
             flush_every=P.models[DUPLICATE_SLOT]["flush_every"] if DUPLICATE_SLOT else 0,

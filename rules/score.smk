@@ -21,6 +21,7 @@ rule judge:
         language=P.setting("corpus.language"),
         attempts=P.setting("contexts.attempts"),
         backoff_s=P.setting("contexts.backoff_s"),
+        batch=P.setting("contexts.batch"),
     script:
         "../scripts/ctxret/stages/judge.py"
 

@@ -542,8 +542,6 @@ QUESTIONS_CASES = [
     Case("a judged set pooled deeper than the runs", lambda x: _judged(x, {"backend": "claude-cli"}, depth=50),
          r"{config}:\d+: questions.sets.H.judge.depth: 50 is beyond search.top_k \(20\): the runs hold that many "
          r"chunks a question"),
-    Case("a judged set by a batch backend", lambda x: _judged(x, {"backend": "anthropic-batch", "model": "opus"}),
-         r"{config}:\d+: questions.sets.H.judge: a judged set is asked one call at a time"),
     Case("a judged set's question with a document and no passage",
          lambda x: (_judged(x, {"backend": "claude-cli", "executable": str(ROOT / "tests" / "fakes" / "fake_claude")}),
                     x.write_rows("h", [{"id": "h01", "question": "?", "gold_slug": "kafka-lag"}])),

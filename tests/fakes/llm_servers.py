@@ -19,7 +19,8 @@ The OpenAI server runs the Batch and Files APIs the same way (tests/fakes/openai
 batch_delay_s, batch_fail("errored"|"expired"), batches, files, failed_batches.
 
 The answer is a Korean sentence from the chunk (<chunk>...</chunk> of the user message, else the
-message), about as long as a real context, as fake_claude's. Tokens are characters / 1.46, as
+message), about as long as a real context, as fake_claude's; to a question-generation or a judging
+prompt, fake_claude's reply to it (question_for, grade_for). Tokens are characters / 1.46, as
 for Korean technical text (config/prices.yaml). The Anthropic server caches a
 system prompt whose blocks carry cache_control (write on first sight, read afterwards); the
 OpenAI server caches every system prompt it has seen, reported as OpenAI and vLLM do
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.machinery
+import importlib.util
 import json
 import math
 import re
@@ -41,6 +44,7 @@ import time
 import uuid
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Iterator
 
 from .openai_batch_api import OpenAIBatchAPI
@@ -55,6 +59,24 @@ def context_for(user: str) -> str:
     text = " ".join((m.group(1) if m else user).split())
     return (f"이 청크는 '{text[:60]}'(으)로 시작하는 부분으로, 문서의 해당 절에서 "
             f"{text[60:230]} 내용을 다룬다.")
+
+
+def _fake_claude():
+    path = Path(__file__).with_name("fake_claude")
+    loader = importlib.machinery.SourceFileLoader("fake_claude", str(path))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("fake_claude", loader))
+    loader.exec_module(module)
+    return module
+
+
+FAKE_CLAUDE = _fake_claude()
+
+
+def answer_for(user: str) -> str:
+    """fake_claude's reply: a question to a generation prompt, a grade to a judging one, else a context."""
+    kind = re.search(r"<kind>(\w+)</kind>", user)
+    return (FAKE_CLAUDE.question_for(user, kind.group(1)) if kind
+            else FAKE_CLAUDE.grade_for(user) if "<query>" in user else context_for(user))
 
 
 def text_of(content) -> str:
@@ -308,7 +330,7 @@ class FakeServer(OpenAIBatchAPI):
         rest = "".join(b.get("text", "") for b in blocks[cut:])
         user = text_of(req["messages"][-1].get("content"))
         hit = self.cache(prefix) if prefix else False
-        answer = context_for(user)
+        answer = answer_for(user)
         created = 0 if hit or not prefix else tokens(prefix)
         usage = {"input_tokens": tokens(rest) + sum(tokens(text_of(m.get("content")))
                                                     for m in req["messages"]),
@@ -348,7 +370,7 @@ class FakeServer(OpenAIBatchAPI):
                          if m.get("role") == "system")
         prompt = sum(tokens(text_of(m.get("content"))) for m in req["messages"])
         cached = tokens(system) if system and self.cache(system) else 0
-        answer = context_for(text_of(req["messages"][-1].get("content")))
+        answer = answer_for(text_of(req["messages"][-1].get("content")))
         completion = tokens(answer)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         reported = {"usage": {"usage": {**usage, "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},

@@ -1,7 +1,8 @@
 """A generated set with a fixed n through `make generate-questions`'s workflow on the mini corpus,
 the fake claude writing the questions: n is priced before any call, as n: auto is; a budget that
 buys no question stops before paying, in one line naming the setting and the figures; a budget
-below n's price cuts n to what it buys and the log says so; one above it asks n."""
+below n's price cuts n to what it buys and the log says so; one above it asks n, and more while
+fewer are kept, never past what the budget buys."""
 import re
 from types import SimpleNamespace
 
@@ -65,7 +66,8 @@ def test_a_fixed_n_above_the_budget_is_cut_to_what_it_buys_before_paying(run):
     priced = run.short["priced"]
     per_question = priced["cost_usd"] / N
     assert priced["n"] == N and priced["max_usd"] == 0.05 and priced["short"]
-    assert priced["asked"] == run.short["asked"] == run.short_calls < N
+    assert priced["asked"] == priced["most"] == run.short["asked"] == run.short_calls < N
+    assert run.short["stopped"] == "budget" and len(run.short["rounds"]) == 1
     assert priced["asked"] * per_question <= 0.05 < (priced["asked"] + 1) * per_question
     print(run.short_log.splitlines()[0])
     assert (f"n: {N}: generating them costs ${priced['cost_usd']:,.2f} online, over max_usd 0.05: the budget stops "
@@ -75,8 +77,13 @@ def test_a_fixed_n_above_the_budget_is_cut_to_what_it_buys_before_paying(run):
     assert priced_at < next(i for i, line in enumerate(lines) if "calls paid now" in line)
 
 
-def test_a_fixed_n_within_the_budget_is_asked_whole_from_the_store(run):
+def test_a_fixed_n_within_the_budget_is_asked_whole_then_topped_up_from_the_store(run):
     priced = run.within["priced"]
-    assert not priced["short"] and priced["asked"] == run.within["asked"] == 3
+    assert not priced["short"] and priced["asked"] == run.within["rounds"][0]["asked"] == 3
     assert f"n: 3: generating them costs ${priced['cost_usd']:,.2f} online (max_usd 0.05): asking 3" in run.within_log
-    assert run.within_calls == run.short_calls   # the sample is prefix-stable: the three were paid before
+    # 1 kept of 3: 6 more (2 kept), then 1 more, which keeps nothing new: the rounds stop there
+    assert [r["asked"] for r in run.within["rounds"]] == [3, 6, 1] and run.within["kept"] == 2
+    assert run.within["stopped"] == "a round kept nothing new" and "stopped: a round kept nothing new" in run.within_log
+    assert "n: 3: 2 kept of the 3 asked for (stopped: a round kept nothing new)" in run.within_log
+    # the sample is prefix-stable: only the questions past those the cut n asked are paid
+    assert run.within_calls - run.short_calls == run.within["asked"] - run.short["asked"] == 1

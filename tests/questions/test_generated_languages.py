@@ -48,7 +48,7 @@ def japanese(tmp_path_factory):
 def test_the_prompt_asks_for_questions_in_the_corpus_language(run, code, request):
     run = request.getfixturevalue(run)
     assert run["record"]["language"] == code   # corpus.language: auto, found in the documents
-    assert len(run["prompts"]) == N and all(run["asked"] in p for p in run["prompts"])
+    assert len(run["prompts"]) == run["record"]["asked"] >= N and all(run["asked"] in p for p in run["prompts"])
 
 
 @pytest.mark.parametrize("run, code", [("german", "de"), ("japanese", "ja")])

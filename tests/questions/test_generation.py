@@ -12,7 +12,7 @@ import yaml
 
 from ctxret.errors import InputError
 from ctxret.questions.generation import (KINDS, REASONS, auto_questions, fill, longest_quote, near_duplicates,
-                                         overlap, parse_reply, prompts_in, sample_chunks, screen)
+                                         next_round, overlap, parse_reply, prompts_in, sample_chunks, screen)
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPS = {"overlap_cap": 0.6, "quote_chars": 30}
@@ -133,3 +133,15 @@ def test_n_auto_without_a_pilot_says_what_to_mend():
         auto_questions(None, "failure@5", 5.0, "questions.sets.Gen.generate.n")
     assert str(raised.value).startswith("questions.sets.Gen.generate.n: auto needs the free pilot")
     assert "(pairs.primary, questions.groups); set n, or mend them and generate again" in str(raised.value)
+
+
+def test_rounds_ask_by_the_keep_rate_until_the_target_and_say_why_they_stop():
+    # 30 asked, 10 kept: 20 more at that rate reach 10 more; at least one even when the rate is high
+    assert next_round(20, 10, 0, 30, None, 300) == (30, None)
+    assert next_round(11, 10, 0, 10, None, 300) == (1, None)
+    # never past the budget's most questions nor the corpus's (chunk, kind) pairs
+    assert next_round(20, 10, 0, 30, 40, 300) == (10, None) and next_round(20, 10, 0, 30, None, 35) == (5, None)
+    assert next_round(20, 20, 10, 60, 40, 300) == (0, "target reached")
+    assert next_round(20, 10, 10, 60, None, 300) == (0, "a round kept nothing new")
+    assert next_round(20, 10, 5, 40, 40, 300) == (0, "budget")
+    assert next_round(20, 10, 5, 40, None, 40) == (0, "corpus exhausted")

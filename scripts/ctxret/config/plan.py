@@ -492,9 +492,6 @@ def _check_references(config: dict, checkout: Path) -> None:
             raise Problem(f"questions.sets.{name}.generate", "an LLM writes a generated set: set contexts.llm.backend")
         if "judge" in spec:
             _check_judge(name, spec["judge"], config)
-        if spec["format"] == "generated" and backend_spec(config["contexts"]["llm"]["backend"]).batch:
-            raise Problem(f"questions.sets.{name}.generate", "a generated set is asked one call at a time: "
-                                                             "contexts.llm.backend must not be a batch backend")
     for key, sets in [*((f"questions.groups.{g}", s) for g, s in questions["groups"].items()),
                       ("questions.gap_sets", questions["gap_sets"])]:
         unknown = [s for s in sets if s not in questions["sets"]]
@@ -540,8 +537,6 @@ def _check_judge(name: str, judge: dict, config: dict) -> None:
     key, backend = f"questions.sets.{name}.judge", config["contexts"]["llm"]["backend"]
     if not backend:
         raise Problem(key, "an LLM judges the set's relevance: set contexts.llm.backend")
-    if backend_spec(backend).batch:
-        raise Problem(key, "a judged set is asked one call at a time: contexts.llm.backend must not be a batch backend")
     if judge["depth"] > config["search"]["top_k"]:
         raise Problem(f"{key}.depth", f"{judge['depth']} is beyond search.top_k ({config['search']['top_k']}): "
                                       f"the runs hold that many chunks a question")

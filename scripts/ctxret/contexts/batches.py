@@ -1,10 +1,14 @@
-"""Every document's contexts through a provider's batch API, in one job, each answer paid once ever.
+"""Requests through a provider's batch API, in one job, each answer paid once ever: every
+document's contexts (`batch_contexts`), and any other stage's calls (generated questions, relevance
+judgments) through the same machinery (`batch_answers`): a request is its store key and its body,
+and `Answers` (what holds the answers: has, keep, record_failure) is the caller's.
 
 The requests are the online backend's (same prompt, same cached system block, same store keys),
 a document's requests kept together in one batch (its first request writes the cache its later
 ones read), split by the provider's limits (requests, bytes). Nothing is paid twice, nothing lost:
 
-- before a batch is submitted, its request keys are written to the store (`ctx-batches/`), and
+- before a batch is submitted, its request keys are written to the store (`ctx-batches/`, a
+  stage's own log for other stages' calls), and
   its id the moment the API returns it; a later run finds the open batch and collects it instead
   of submitting those requests again (a kill -9, a reboot, a cluster job's time limit); a create
   call whose answer was lost (a 500 once the batch was made, a timeout, a kill inside it) is
@@ -29,7 +33,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from ctxret.contexts.llm import AttemptFailed, BatchState, CallResult, Unreachable
 from ctxret.contexts.per_document import ContextStore, chunk_key, now, paid_answer
@@ -37,7 +41,7 @@ from ctxret.contexts.prompt import Prompt
 from ctxret.contexts.replies import ReplyChecks
 from ctxret.errors import InputError
 from ctxret.fileio import read_json, write_json, write_jsonl
-from ctxret.store import check_writable, claimed, content_key
+from ctxret.store import JsonStore, check_writable, claimed, content_key
 from ctxret.text.chunk_text import prompt_chunk
 
 
@@ -48,9 +52,46 @@ REPLY_CHECKS = ("empty", "too_long", "control_chars", "refusal")
 @dataclass
 class Request:
     key: str
-    slug: str
+    slug: str           # a document's requests go in one batch
     chunk: dict
     body: dict          # what the API is sent (custom_id = key)
+
+
+class Answers(Protocol):
+    """What holds a batch run's answers, by store key."""
+    failures_dir: Path   # where the causes of failed requests are kept (named in messages)
+
+    def has(self, key: str) -> bool: ...
+
+    def keep(self, key: str, result: CallResult, entry: dict) -> None:
+        """Store a paid reply of `entry`'s batch (its batch_id, submitted)."""
+
+    def record_failure(self, key: str, discarded: list[dict]) -> None: ...
+
+
+@dataclass
+class ContextAnswers:
+    """A1's answers: the ContextStore's, each as the online backend stores it (paid_answer) with its batch."""
+    store: ContextStore
+    identity: dict
+    api: str
+    template_sha256: str
+
+    @property
+    def failures_dir(self) -> Path:
+        return self.store.failures.dir
+
+    def has(self, key: str) -> bool:
+        return self.store.answer(key) is not None
+
+    def keep(self, key: str, result: CallResult, entry: dict) -> None:
+        self.store.keep(key, paid_answer(result, self.identity, self.template_sha256, entry["submitted"],
+                                         self.store.failed_attempts(key),
+                                         batch={"api": self.api, "id": entry["batch_id"]}),
+                        f"batch {entry['batch_id']} {key[:12]}")
+
+    def record_failure(self, key: str, discarded: list[dict]) -> None:
+        self.store.record_failure(key, discarded)
 
 
 @dataclass
@@ -64,12 +105,12 @@ class Waiting:
 
 
 class BatchLog:
-    """The batches submitted with this store: `<store>/ctx-batches/<name>.json`, one per batch:
-    {name, api, keys, intended, batch_id (None until the API returned it), submitted, state
-    (open, collected)}."""
+    """The batches submitted with this store: `<store>/ctx-batches/<name>.json` (another stage's:
+    `<store>/<folder>/`), one per batch: {name, api, keys, intended, batch_id (None until the API
+    returned it), submitted, state (open, collected)}."""
 
-    def __init__(self, root: str):
-        self.dir = Path(root) / "ctx-batches"
+    def __init__(self, root: str, folder: str = "ctx-batches"):
+        self.dir = Path(root) / folder
 
     def entries(self, api: str) -> list[dict]:
         found = [read_json(p) for p in sorted(self.dir.glob("*.json"))] if self.dir.exists() else []
@@ -111,13 +152,12 @@ def batches_of(requests: list[Request], max_requests: int, max_bytes: int, size:
 class BatchRun:
     """One job's batch run: what it asks for, what it has, what failed how often."""
     backend: object
-    store: ContextStore
+    store: Answers
     log: BatchLog
     attempts: int
     waiting: Waiting
     requests: dict[str, Request]
-    template_sha256: str = ""
-    checks: ReplyChecks | None = None                          # a reply they reject is a failed request
+    check: Callable[[CallResult], None] | None = None         # a reply it rejects (AttemptFailed) is a failed request
     tries: dict[str, int] = field(default_factory=dict)        # requests per key, in this run
     retry: list[str] = field(default_factory=list)             # keys failed, to send again
     submitted: int = 0                                         # requests submitted by this run
@@ -126,7 +166,7 @@ class BatchRun:
     sleep: Callable[[float], None] = time.sleep
 
     def answered(self, key: str) -> bool:
-        return self.store.answer(key) is not None
+        return self.store.has(key)
 
     def submit(self, requests: list[Request]) -> list[dict]:
         entries = []
@@ -204,14 +244,14 @@ class BatchRun:
                 unknown += 1
                 continue
             seen.add(key)
-            if not isinstance(outcome, AttemptFailed) and self.checks is not None:
+            if not isinstance(outcome, AttemptFailed) and self.check is not None:
                 outcome = self.checked(outcome)
             if isinstance(outcome, AttemptFailed):
                 self.store.record_failure(key, [{"cause": outcome.cause, "detail": outcome.detail, "at": now()}])
                 failed.append(key)
                 rejected.append(outcome)
             elif not self.answered(key):
-                self.store.keep(key, self.answer(outcome, entry, key), f"batch {entry['batch_id']} {key[:12]}")
+                self.store.keep(key, outcome, entry)
                 self.collected += 1
         if unknown:
             print(f"batch {entry['batch_id']}: {unknown:,} results lines ignored (a custom_id this batch was not "
@@ -238,14 +278,10 @@ class BatchRun:
 
     def checked(self, result: CallResult) -> CallResult | AttemptFailed:
         try:
-            self.checks.check(result)
+            self.check(result)
             return result
         except AttemptFailed as e:
             return e
-
-    def answer(self, result: CallResult, entry: dict, key: str) -> dict:
-        return paid_answer(result, self.backend.identity(), self.template_sha256, entry["submitted"],
-                           self.store.failed_attempts(key), batch={"api": self.backend.api, "id": entry["batch_id"]})
 
     def wait_for(self, entries: list[dict], started: float) -> list[dict]:
         """Poll the open batches (backoff from poll_s to poll_max_s), a progress line every
@@ -301,8 +337,30 @@ def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Pr
             text = prompt_chunk(chunk)
             key = chunk_key(identity, prompt.sha256, extra, doc["body"], text)
             requests.setdefault(key, Request(key, slug, chunk, backend.request(key, system, prompt.user_for(text, extra))))
-    run = BatchRun(backend, store, log, attempts, waiting, requests, sleep=sleep, template_sha256=prompt.sha256,
-                   checks=checks)
+    counts = batch_answers(requests, backend, ContextAnswers(store, identity, backend.api, prompt.sha256), log,
+                           attempts, waiting, sleep, checks.check if checks else None)
+    records: dict[str, list[dict]] = {slug: [] for slug in docs}
+    failed = []
+    for key, r in requests.items():
+        answer = store.answer(key)
+        if answer is None:
+            failed.append(r.chunk["chunk_id"])
+            continue
+        records[r.slug].append({"chunk_id": r.chunk["chunk_id"], "slug": r.slug, "key": key, **answer})
+    if failed:
+        raise InputError(f"no context for chunks {', '.join(failed)} after {attempts} requests each (their causes "
+                         f"are kept in {store.failures.dir}); run again to try them again")
+    return records, {"chunks": len(requests), **counts}
+
+
+def batch_answers(requests: dict[str, Request], backend, answers: Answers, log: BatchLog, attempts: int,
+                  waiting: Waiting, sleep: Callable[[float], None] = time.sleep,
+                  check: Callable[[CallResult], None] | None = None) -> dict:
+    """Every request `answers` lacks, answered through the batch API (the log's open batches
+    collected first, never submitted again): the counts (from_store, submitted, collected). A
+    request still without an answer after `attempts` is the caller's to name; InputError when a
+    batch is still open at max_wait_h."""
+    run = BatchRun(backend, answers, log, attempts, waiting, requests, sleep=sleep, check=check)
     started = run.clock()
     from_store = sum(run.answered(k) for k in requests)
     # open batches of an earlier run: collected, never submitted again
@@ -344,21 +402,9 @@ def batch_contexts(docs: dict[str, tuple[dict, list[dict]]], backend, prompt: Pr
         if again and run.clock() >= started + waiting.max_wait_h * 3600:   # nothing more paid by this run
             raise InputError(f"contexts.batch.max_wait_h ({waiting.max_wait_h:g} h) has passed: {len(again):,} failed "
                              f"requests are not sent again by this run (their causes are kept in "
-                             f"{store.failures.dir}); run again to send them")
+                             f"{answers.failures_dir}); run again to send them")
         open_entries = run.submit(again) if again else []
-    records: dict[str, list[dict]] = {slug: [] for slug in docs}
-    failed = []
-    for key, r in requests.items():
-        answer = store.answer(key)
-        if answer is None:
-            failed.append(r.chunk["chunk_id"])
-            continue
-        records[r.slug].append({"chunk_id": r.chunk["chunk_id"], "slug": r.slug, "key": key, **answer})
-    if failed:
-        raise InputError(f"no context for chunks {', '.join(failed)} after {attempts} requests each (their causes "
-                         f"are kept in {store.failures.dir}); run again to try them again")
-    return records, {"chunks": len(requests), "from_store": from_store, "submitted": run.submitted,
-                     "collected": run.collected}
+    return {"from_store": from_store, "submitted": run.submitted, "collected": run.collected}
 
 
 def write_documents(paths: dict[str, Path], variant: str, docs: dict[str, tuple[dict, list[dict]]], backend,
@@ -377,3 +423,43 @@ def write_documents(paths: dict[str, Path], variant: str, docs: dict[str, tuple[
     return (f"{variant}: documents {len(docs)}, chunks {counts['chunks']}, from store {counts['from_store']}, "
             f"requests submitted {counts['submitted']}, answers collected {counts['collected']}, "
             f"{time.perf_counter() - start:.1f} s")
+
+
+@dataclass
+class ReplyAnswers:
+    """Another stage's answers (generated questions, relevance judgments): `<store>/<folder>/`, each
+    as the stage's online path stores it ({reply, usage, cost_usd, model}) with its batch; the
+    causes of failed requests in `<folder>-failed/`."""
+    answers: JsonStore
+    failures: JsonStore
+    api: str
+
+    @property
+    def failures_dir(self) -> Path:
+        return self.failures.dir
+
+    def has(self, key: str) -> bool:
+        return self.answers.get(key) is not None
+
+    def keep(self, key: str, result: CallResult, entry: dict) -> None:
+        self.answers.put(key, {"reply": result.context, "usage": result.usage, "cost_usd": result.cost_usd,
+                               "model": result.model, "batch": {"api": self.api, "id": entry["batch_id"]}})
+
+    def record_failure(self, key: str, discarded: list[dict]) -> None:
+        self.failures.put(key, {"discarded": (self.failures.get(key) or {}).get("discarded", []) + discarded})
+
+
+def ask_by_batch(asks: dict[str, tuple[str, str, dict]], backend, root: str, folder: str, attempts: int,
+                 waiting: Waiting, check: Callable[[CallResult], None] | None = None) -> dict:
+    """A stage's calls {store key: (system, user, chunk)} through the batch API, their answers kept
+    in `<root>/<folder>/` as the stage's online path keeps them (`ReplyAnswers`); its batches logged
+    in `<folder>-batches/`, one run at a time per folder. The counts (batch_answers'); a key still
+    without an answer is the caller's to name."""
+    requests = {key: Request(key, chunk["slug"], chunk, backend.request(key, system, user))
+                for key, (system, user, chunk) in asks.items()}
+    answers = ReplyAnswers(JsonStore(root, folder), JsonStore(root, f"{folder}-failed"), backend.api)
+    check_writable(answers.answers.dir)
+    with claimed(root, f"{folder}-batch", content_key(backend=backend.identity()),
+                 lambda: print(f"{folder}: waiting for another run collecting batches of this store", flush=True)):
+        return batch_answers(requests, backend, answers, BatchLog(root, f"{folder}-batches"), attempts, waiting,
+                             check=check)

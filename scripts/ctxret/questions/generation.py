@@ -10,9 +10,10 @@ chunk (paraphrased and context_needing only: `overlap` above `overlap_cap`), it 
 corpus language (ctxret.languages.short_text_in: by script, a Latin-script one by py3langid) or
 it nearly repeats a question kept before it (`near_duplicates`: the cosine of the questions'
 vectors by the run's first model slot at or above `duplicate_cosine`; without a model slot,
-character-trigram Jaccard at or above `duplicate_similarity`). With n: auto, `auto_questions` takes
-n from the free pilot's figure within the budget; a fixed n is priced and cut to the budget alike
-(`fixed_questions`).
+character-trigram Jaccard at or above `duplicate_similarity`). n is the questions kept: with n:
+auto, `auto_questions` takes it from the free pilot's figure; a fixed n is priced alike
+(`fixed_questions`); the first round asks n, cut to what max_usd buys, and while fewer are kept
+`next_round` asks more, by the keep rate so far, within the budget and the corpus's (chunk, kind) pairs.
 """
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ REASONS = ("reply not JSON {question, passage}", "passage not verbatim in the ch
 STOPWORDS = frozenset("a an the of in on at to for from by with and or is are was were be been what which who "
                       "whom whose how why when where does do did this that these those it its as into about "
                       "can could should would will".split())
+# Why the rounds of asking stopped
+STOPS = ("target reached", "budget", "corpus exhausted", "a round kept nothing new")
 PARTICLES = re.compile("(은|는|이|가|을|를|의|에|에서|으로|로|와|과|도|만|이나|나|란|이란|인가|인가요)$")
 
 
@@ -168,12 +171,14 @@ def near_duplicates(questions: list[str], vectors: np.ndarray | None, cosine: fl
     return out
 
 
-def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) -> dict:
+def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str, via: str = "online") -> dict:
     """A generated set's n: auto: the questions `measure` needs for the smallest effect (the free
-    pilot's figure, as the preregistration states it) and what asking that many costs online, cut
-    to what `max_usd` buys (`short`: the budget stops short of the figure). InputError, before
-    anything is paid, when there is no figure to take or the budget buys no question (`key`: the
-    setting, questions.sets.<name>.generate.n)."""
+    pilot's figure, as the preregistration states it), what asking that many costs `via` (online,
+    or batch: a batch backend's prices), and the
+    first round: that many cut to what `max_usd` buys (`short`: the budget stops short of the
+    figure; `most`: the questions it buys over all rounds, None without a limit). InputError,
+    before anything is paid, when there is no figure to take or the budget buys no question
+    (`key`: the setting, questions.sets.<name>.generate.n)."""
     if effect is None:
         raise InputError(f"{key}: auto needs the free pilot: no primary whose planning pair has human "
                          "questions (pairs.primary, questions.groups); set n, or mend them and generate again")
@@ -185,24 +190,46 @@ def auto_questions(effect: dict | None, measure: str, max_usd: float, key: str) 
     if m.get("generation") is None:
         raise InputError(f"{key}: auto: generating questions is not priced (no contexts.llm model in "
                          "contexts.prices), so max_usd cannot bound it; set n")
-    cost = m["generation"]["online_usd"]
-    n = within_budget(m["needed"], cost, max_usd, f"{key}: auto", "raise max_usd or set n")
+    cost = m["generation"][f"{via}_usd"]
+    n, most = within_budget(m["needed"], cost, max_usd, f"{key}: auto", "raise max_usd or set n", via)
     return {"measure": measure, "effect": effect["effect"], "pilot": effect["pilot"], "needed": m["needed"],
-            "cost_usd": cost, "max_usd": max_usd, "n": n, "short": n < m["needed"]}
+            "cost_usd": cost, "via": via, "max_usd": max_usd, "n": n, "most": most, "short": n < m["needed"]}
 
 
-def fixed_questions(n: int, generation: dict, max_usd: float, key: str) -> dict:
-    """A fixed n priced as n: auto is (`generation`: contexts.prices.generation_cost of n) and cut
-    to what `max_usd` buys (`short`); InputError, before anything is paid, when it buys none."""
-    cost = generation["online_usd"]
-    asked = within_budget(n, cost, max_usd, f"{key}: {n}", "raise max_usd or lower n")
-    return {"n": n, "cost_usd": cost, "max_usd": max_usd, "asked": asked, "short": asked < n}
+def fixed_questions(n: int, generation: dict, max_usd: float, key: str, via: str = "online") -> dict:
+    """A fixed n priced as n: auto is (`generation`: contexts.prices.generation_cost of n), its
+    first round cut to what `max_usd` buys (`short`, `most` as auto_questions'); InputError, before
+    anything is paid, when it buys none."""
+    cost = generation[f"{via}_usd"]
+    asked, most = within_budget(n, cost, max_usd, f"{key}: {n}", "raise max_usd or lower n", via)
+    return {"n": n, "cost_usd": cost, "via": via, "max_usd": max_usd, "asked": asked, "most": most,
+            "short": asked < n}
 
 
-def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: str) -> int:
-    """Of `wanted` questions costing `cost` online, as many as `max_usd` buys; InputError when none."""
-    n = wanted if cost <= max_usd else math.floor(wanted * max_usd / cost)
+def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: str,
+                  via: str) -> tuple[int, int | None]:
+    """Of `wanted` questions costing `cost` (`via`: online, batch), (as many as `max_usd` buys, the most it buys in
+    all: None when they cost nothing); InputError when it buys none."""
+    most = None if cost <= 0 else max(math.floor(wanted * max_usd / cost), wanted if cost <= max_usd else 0)
+    n = wanted if most is None else min(wanted, most)
     if n < 1:
-        raise InputError(f"{where}: max_usd {max_usd:g} buys no question (one costs ${cost / wanted:.4f} online); "
+        raise InputError(f"{where}: max_usd {max_usd:g} buys no question (one costs ${cost / wanted:.4f} {via}); "
                          f"{remedy}")
-    return n
+    return n, most
+
+
+def next_round(target: int, kept: int, kept_before: int, asked: int, most: int | None,
+               pairs: int) -> tuple[int, str | None]:
+    """After a round: (how many more to ask, None), or (0, why the rounds stop: one of STOPS). More
+    is what the keep rate so far (kept of asked) needs to reach `target`, at least 1, within the
+    budget's `most` questions and the corpus's `pairs` (chunk, kind) pairs never asked twice."""
+    if kept >= target:
+        return 0, STOPS[0]
+    if kept <= kept_before:
+        return 0, STOPS[3]
+    if asked >= pairs:
+        return 0, STOPS[2]
+    if most is not None and asked >= most:
+        return 0, STOPS[1]
+    more = max(1, math.ceil((target - kept) * asked / kept))
+    return min(more, pairs - asked, math.inf if most is None else most - asked), None

@@ -1,10 +1,11 @@
 """judge: a judged question set's relevance (questions.sets.<name>.judge), after the search and
 before the score. The pool of every condition's top `depth` chunks is graded 0-3 by contexts.llm,
-a call per (query, chunk) pair, each answer kept in the store under the backend's identity and the
+a call per (query, chunk) pair (by a batch backend, all of them through its batch API:
+ctxret.contexts.batches), each answer kept in the store under the backend's identity and the
 prompt as asked (the query and the chunk in it), so that a pair is paid once ever. What the pairs
-not yet in the store will cost is printed before the first call, and the stage stops there when it
-is above `max_usd`; a pair whose every attempt fails stops it after the others (paid, stored), so
-that no set is scored on a part of its pool. The record (results/questions/judged-<set>.json)
+not yet in the store will cost (a batch backend: at its batch prices) is printed before the first
+call, and the stage stops there when it is above `max_usd`; a pair whose every attempt fails stops
+it after the others (paid, stored), so that no set is scored on a part of its pool. The record (results/questions/judged-<set>.json)
 holds every grade, what was paid and, where the set's questions have gold, Cohen's kappa against
 it (ctxret.evaluation.judgments)."""
 from collections import Counter
@@ -12,14 +13,16 @@ from pathlib import Path
 
 import yaml
 
+from ctxret.contexts.batches import Waiting, ask_by_batch
 from ctxret.contexts.llm import (
     AttemptFailed,
     ContextFailed,
+    backend_spec,
     call_with_retries,
     make_backend,
     priced_model,
 )
-from ctxret.contexts.prices import load_prices, model_prices, priced
+from ctxret.contexts.prices import batch_prices, load_prices, model_prices, priced
 from ctxret.errors import InputError
 from ctxret.evaluation.judgments import GRADES, agreement, fill, parse_grade, pool
 from ctxret.evaluation.metrics import condition_name
@@ -77,22 +80,29 @@ def judge(input, output, params, **_) -> None:
             for pair, (system, user) in asks.items()}
     stored = {pair: found for pair, key in keys.items() if (found := store.get(key)) is not None}
     todo = [pair for pair in asks if pair not in stored]
-    model, table = priced_model(llm), load_prices(input.prices)
-    usd = estimate([asks[p] for p in todo], model_prices(table, model))
+    model, table, batch = priced_model(llm), load_prices(input.prices), backend_spec(llm["backend"]).batch
+    row = model_prices(table, model)
+    usd = estimate([asks[p] for p in todo], batch_prices(row) if batch else row)
     print(f"set {name}: {len(asks)} (query, chunk) pairs pooled from the top {spec['depth']} of "
           f"{len(runs)} conditions for {len(qids)} questions; {len(stored)} judged before (the store), "
-          f"{len(todo)} to judge: estimated {usd:.4f} USD by {model} (price table {table['version']})")
+          f"{len(todo)} to judge: estimated {usd:.4f} USD by {model}{' (batch prices)' if batch else ''} "
+          f"(price table {table['version']})")
     if spec["max_usd"] and usd > spec["max_usd"]:
         raise InputError(f"questions.sets.{name}.judge: judging {len(todo)} pairs is estimated at {usd:.4f} USD, "
                          f"above max_usd {spec['max_usd']}: nothing was paid; raise max_usd or lower depth")
     cost, failed = 0.0, []
+    if batch and todo:
+        ask_by_batch({keys[p]: (*asks[p], chunks[p[1]]) for p in todo}, backend, params.store, "relevance-judgments",
+                     int(params.attempts), Waiting(**params.batch), check=graded)
     for q, c in todo:
-        answer = ask(backend, asks[(q, c)], chunks[c], params.attempts, params.backoff_s)
+        answer = store.get(keys[(q, c)]) if batch else ask(backend, asks[(q, c)], chunks[c], params.attempts,
+                                                           params.backoff_s)
         if answer is None:
             failed.append([q, c])
             continue
+        if not batch:
+            store.put(keys[(q, c)], answer)
         stored[(q, c)] = answer
-        store.put(keys[(q, c)], answer)
         cost += answer["cost_usd"] or 0.0
     if failed:   # never scored on a part of the pool; what was paid is in the store
         raise InputError(f"questions.sets.{name}.judge: {len(failed)} pairs not judged after contexts.attempts "

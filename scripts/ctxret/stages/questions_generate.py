@@ -1,17 +1,20 @@
 """questions_generate: a generated question set (questions.sets.<name>.generate), written by an
-LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`). Each
-answer is kept in the store under the backend's identity, the prompt, the chunk's text and the
-kind, so that a rerun pays nothing; the filters and their counts are ctxret.questions.generation's.
-With n: auto, n is the free pilot's questions needed (smallest-effect.json, as the preregistration
-states it) within max_usd; a fixed n is priced the same way and cut to what max_usd buys, before
-any call; the sample is prefix-stable, so a larger n asks only the new chunks."""
+LLM from chunks sampled across the corpus (`make generate-questions`, before `make run`), one call
+at a time or, by a batch backend, through its batch API (ctxret.contexts.batches). Each answer is
+kept in the store under the backend's identity, the prompt, the chunk's text and the kind, so that
+a rerun pays nothing; the filters and their counts are ctxret.questions.generation's. n is the
+questions kept: with n: auto, the free pilot's questions needed (smallest-effect.json, as the
+preregistration states it); n, fixed or auto, is priced (a batch backend at its batch prices) and
+cut to what max_usd buys before any call, then asked in rounds until n are kept; the sample is
+prefix-stable, so each round asks only new chunks."""
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from ctxret.contexts.llm import ContextFailed, call_with_retries, make_backend
+from ctxret.contexts.batches import Waiting, ask_by_batch
+from ctxret.contexts.llm import ContextFailed, backend_spec, call_with_retries, make_backend
 from ctxret.contexts.prices import generation_cost
 from ctxret.embedding.precision import settled
 from ctxret.embedding.vectors import embed_texts
@@ -23,6 +26,7 @@ from ctxret.questions.generation import (
     fill,
     fixed_questions,
     near_duplicates,
+    next_round,
     prompt_chars,
     prompts_in,
     sample_chunks,
@@ -32,11 +36,39 @@ from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
 
 
+def reply_key(backend, system: str, user: str, chunk: dict, kind: str) -> str:
+    """An answer's store key: the same online and by batch when the backend's identity is (anthropic
+    and anthropic-batch, openai and openai-batch)."""
+    return content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
+
+
+def replies(backend, store: JsonStore, prompts: dict, pairs: list[tuple[dict, str]], params,
+            batch: bool) -> list[tuple[str, bool, float]]:
+    """ask's triple for each (chunk, kind): one call at a time, or the ones the store lacks in one
+    batch run (ctxret.contexts.batches; a request left unanswered is an empty reply, asked again
+    by the next run)."""
+    asks = [(prompts["system"], fill(prompts[kind], chunk), chunk, kind) for chunk, kind in pairs]
+    if not batch:
+        return [ask(backend, store, *a, params.attempts, params.backoff_s) for a in asks]
+    keys = [reply_key(backend, *a) for a in asks]
+    todo = {k: a[:3] for k, a in zip(keys, asks) if store.get(k) is None}
+    if todo:
+        ask_by_batch(todo, backend, params.store, "generated-questions", int(params.attempts),
+                     Waiting(**params.batch))
+    out = []
+    for k, (_, _, chunk, kind) in zip(keys, asks):
+        found = store.get(k) or {}
+        if not found:
+            print(f"  chunk {chunk['chunk_id']} ({kind}): no answer after {params.attempts} requests")
+        out.append((found.get("reply", ""), k in todo, (found.get("cost_usd") or 0.0) if k in todo else 0.0))
+    return out
+
+
 def ask(backend, store: JsonStore, system: str, user: str, chunk: dict, kind: str, attempts: int,
         backoff_s: float) -> tuple[str, bool, float]:
     """(the reply, whether it was paid now, its cost in USD when the service reports it): from the
     store when asked before."""
-    key = content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
+    key = reply_key(backend, system, user, chunk, kind)
     stored = store.get(key)
     if stored is not None:
         return stored["reply"], False, 0.0
@@ -55,7 +87,7 @@ def auto_line(auto: dict) -> str:
     p = auto["pilot"]
     head = (f"n: auto: the free pilot ({p['a']} vs {p['b']} on {p['group']}, {p['N']} questions) says "
             f"{auto['measure']} needs {auto['needed']:,} questions for a difference of {auto['effect']:g}; "
-            f"generating them costs ${auto['cost_usd']:,.2f} online")
+            f"generating them costs ${auto['cost_usd']:,.2f} {auto['via']}")
     if auto["short"]:
         return (f"{head}, over max_usd {auto['max_usd']:g}: the budget stops short, asking {auto['n']:,} of the "
                 f"{auto['needed']:,}")
@@ -74,44 +106,62 @@ def question_vectors(questions: list[str], input, params, threads: int) -> np.nd
 
 def fixed_line(fixed: dict) -> str:
     """What a fixed n costs, and whether the budget stops short (as auto_line says it)."""
-    head = f"n: {fixed['n']:,}: generating them costs ${fixed['cost_usd']:,.2f} online"
+    head = f"n: {fixed['n']:,}: generating them costs ${fixed['cost_usd']:,.2f} {fixed['via']}"
     if fixed["short"]:
         return (f"{head}, over max_usd {fixed['max_usd']:g}: the budget stops short, asking {fixed['asked']:,} of "
                 f"the {fixed['n']:,}")
     return f"{head} (max_usd {fixed['max_usd']:g}): asking {fixed['asked']:,}"
 
 
+def kept_of(candidates: list[dict], spec: dict, input, params, threads: int) -> tuple[list[dict], Counter, str]:
+    """The candidates every filter keeps, in sample order (near-duplicates across rounds too), the
+    count dropped for each reason, and the near-duplicate rule as the log names it."""
+    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"])
+    vectors = question_vectors([k["question"] for k in kept], input, params, threads)
+    near_rule = (f"by {params.dense_slot} cosine ≥ {spec['duplicate_cosine']:g}" if params.dense_slot else
+                 f"by character-trigram Jaccard ≥ {spec['duplicate_similarity']:g}: no model slot to embed with")
+    near = near_duplicates([k["question"] for k in kept], vectors, spec["duplicate_cosine"],
+                           spec["duplicate_similarity"])
+    dropped[REASONS[-1]] = sum(near)
+    return [k for k, n in zip(kept, near) if not n], dropped, near_rule
+
+
 def questions_generate(input, output, params, threads=1, **_) -> None:
-    """One generated set: the sample, the answers (each paid once ever), the filters, the set."""
+    """One generated set: asked in rounds until n are kept (each answer paid once ever), the
+    filters, the set."""
     spec, name = dict(params.spec), params.set_name
     key = f"questions.sets.{name}.generate.n"
     chunks = read_jsonl(input.chunks)
     texts = yaml.safe_load(Path(input.prompts).read_text(encoding="utf-8"))
+    batch = backend_spec(params.llm["backend"]).batch
+    via = "batch" if batch else "online"
     if spec["n"] == "auto":
-        auto, fixed = auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"], key), None
+        auto, fixed = auto_questions(read_json(input.effect), spec["measure"], spec["max_usd"], key, via), None
         print(auto_line(auto))
     else:
         priced = generation_cost(spec["n"], prompt_chars(texts, params.language, chunks), REPLY_TOKENS,
                                  dict(params.prices))
-        auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key)
+        auto, fixed = None, fixed_questions(spec["n"], priced, spec["max_usd"], key, via)
         print(fixed_line(fixed))
+    target, most = (auto["needed"], auto["most"]) if auto else (fixed["n"], fixed["most"])
     prompts = prompts_in(texts, params.language)
     backend, store = make_backend(dict(params.llm)), JsonStore(params.store, "generated-questions")
-    sample = sample_chunks(chunks, auto["n"] if auto else fixed["asked"], list(spec["kinds"]), spec["seed"])
-    candidates, paid, cost = [], 0, 0.0
-    for i, (chunk, kind) in enumerate(sample):
-        reply, now, usd = ask(backend, store, prompts["system"], fill(prompts[kind], chunk), chunk, kind,
-                              params.attempts, params.backoff_s)
-        paid, cost = paid + now, cost + usd
-        candidates.append({"id": f"{name}-{i:04d}", "chunk": chunk, "kind": kind, "reply": reply})
-    kept, dropped = screen(candidates, params.language, spec["overlap_cap"], spec["quote_chars"])
-    vectors, near_rule = question_vectors([k["question"] for k in kept], input, params, threads), (
-        f"by {params.dense_slot} cosine ≥ {spec['duplicate_cosine']:g}" if params.dense_slot else
-        f"by character-trigram Jaccard ≥ {spec['duplicate_similarity']:g}: no model slot to embed with")
-    near = near_duplicates([k["question"] for k in kept], vectors, spec["duplicate_cosine"],
-                           spec["duplicate_similarity"])
-    dropped[REASONS[-1]] = sum(near)
-    kept = [k for k, n in zip(kept, near) if not n]
+    pairs = len(chunks) * len(spec["kinds"])   # past them, sample_chunks repeats a (chunk, kind)
+    size = min(auto["n"] if auto else fixed["asked"], pairs)
+    sample, candidates, kept, rounds, paid, cost, stopped = [], [], [], [], 0, 0.0, None
+    while stopped is None:
+        sample = sample_chunks(chunks, len(sample) + size, list(spec["kinds"]), spec["seed"])
+        new = sample[len(candidates):]
+        for (chunk, kind), (reply, now, usd) in zip(new, replies(backend, store, prompts, new, params, batch)):
+            paid, cost = paid + now, cost + usd
+            candidates.append({"id": f"{name}-{len(candidates):04d}", "chunk": chunk, "kind": kind, "reply": reply})
+        kept_before = len(kept)
+        kept, dropped, near_rule = kept_of(candidates, spec, input, params, threads)
+        rounds.append({"asked": size, "kept": len(kept)})
+        size, stopped = next_round(target, len(kept), kept_before, len(sample), most, pairs)
+        print(f"round {len(rounds)}: asked {rounds[-1]['asked']:,}, kept {len(kept):,} of {len(sample):,} so far"
+              + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
+    kept = kept[:target]   # the first ones in sample order: a set that does not move with more rounds
     write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
                               "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
                               "kind": k["kind"], "source_chunk": k["chunk"]["chunk_id"], "overlap": k["overlap"]}
@@ -121,20 +171,20 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
               "language": params.language, "asked": len(sample), "documents": docs,
               "sample": [[c["chunk_id"], kind] for c, kind in sample], "paid_calls": paid,
               "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
-              "kept": len(kept), "kept_by_kind": dict(Counter(k["kind"] for k in kept)),
-              **({"auto": auto} if auto else {"priced": fixed})}
+              "rounds": rounds, "stopped": stopped, "kept": len(kept),
+              "kept_by_kind": dict(Counter(k["kind"] for k in kept)), **({"auto": auto} if auto else {"priced": fixed})}
     write_json(output.record, record)
-    print(f"set {name}: {len(sample)} questions asked of {backend.identity()} from "
+    print(f"set {name}: {len(sample)} questions asked of {backend.identity()} in {len(rounds)} rounds from "
           f"{len({c['chunk_id'] for c, _ in sample})} chunks of "
           f"{docs} documents (seed {spec['seed']}); {paid} calls paid now, {len(sample) - paid} from the store"
-          f"{f', {cost:.4f} USD' if paid else ''}")
+          f"{f', {cost:.4f} USD' if paid else ''}; stopped: {stopped}")
     for reason in REASONS:
         print(f"  dropped, {reason}: {dropped[reason]}" + (f" ({near_rule})" if reason == REASONS[-1] else ""))
     print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items()))
-    if auto and len(kept) < auto["needed"]:
-        print(f"  n: auto: {len(kept):,} kept of the {auto['needed']:,} {auto['measure']} needs (the filters dropped "
-              f"{len(sample) - len(kept):,}{'; the budget stopped short' if auto['short'] else ''}): the verdict "
-              f"may not decide")
+    if len(kept) < target:
+        wanted = f"{auto['measure']} needs" if auto else "asked for"
+        print(f"  n: {'auto' if auto else target}: {len(kept):,} kept of the {target:,} {wanted} (stopped: {stopped})"
+              + (": the verdict may not decide" if auto else ""))
     for kind in spec["kinds"]:
         shares = [k["overlap"] for k in kept if k["kind"] == kind]
         if shares:
