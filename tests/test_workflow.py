@@ -131,21 +131,6 @@ def test_the_llm_worker_cap_holds(first_run):
     assert a1 <= b0 or b1 <= a0, spans
 
 
-def test_a_context_job_holds_no_core(tmp_path):
-    """--cores 1, llm_workers=2: both documents get their contexts at once."""
-    llm = {"backend": "claude-cli", "executable": str(FAKE_CLAUDE), "model": "opus", "effort": "high"}
-    config = mini_config(tmp_path, contexts={"llm": llm})
-    env = {**claude_env(tmp_path), "FAKE_CLAUDE_FAIL": "sleep:1000", "FAKE_CLAUDE_SLEEP_S": "0.5"}
-    snakemake(config, str(tmp_path / "results" / "var-A1.jsonl"), "--cores", "1", "--resources",
-              "llm_workers=2", env=env)
-    spans = {}
-    for path in (tmp_path / "results" / "ctx" / "A1" / "docs").glob("*.jsonl"):
-        recs = [json.loads(l) for l in path.read_text().splitlines()]
-        spans[path.stem] = (min(r["started"] for r in recs), max(r["ended"] for r in recs))
-    (a0, a1), (b0, b1) = spans.values()
-    assert a0 < b1 and b0 < a1, spans
-
-
 def test_deleting_results_repeats_no_call_and_no_vector(first_run):
     tmp, config, _ = first_run
     before = json.loads((tmp / "results" / "score.json").read_text())

@@ -92,14 +92,20 @@ def test_a_primary_between_two_paid_variants_says_no_free_pilot_stands_in(run):
     assert f"e5:A1 vs e5:A2: {said}" in (tmp / "results" / "logs" / "preregister.log").read_text()
 
 
+def variant_texts(results):
+    return {v: (results / f"var-{v}.jsonl").read_text(encoding="utf-8") for v in NAMED}
+
+
 def test_a_rerun_from_nothing_pays_nothing(run):
+    """results/ deleted, the variants asked for again: every context from the store or the file
+    (a whole run's scores after results/ is deleted: test_workflow.py)."""
     tmp, config, env, server, _ = run
     calls, requests = claude_calls(tmp), completions(server)
-    before = json.loads((tmp / "results" / "score.json").read_text())
+    before = variant_texts(tmp / "results")
     shutil.rmtree(tmp / "results")
-    snakemake(config, env=env)
+    snakemake(config, *(str(tmp / "results" / f"var-{v}.jsonl") for v in NAMED), env=env)
     assert (claude_calls(tmp), completions(server)) == (calls, requests)
-    assert json.loads((tmp / "results" / "score.json").read_text()) == before
+    assert variant_texts(tmp / "results") == before
 
 
 def spans(ctx):
@@ -112,14 +118,14 @@ def spans(ctx):
 
 
 def test_a_variant_capped_at_one_worker_asks_one_document_at_a_time(tmp_path):
-    """llm_workers=2 for the run; A2 (a local server, say) at 1: A1's two documents at once, A2's
-    one after the other."""
+    """llm_workers=2 for the run, on one core; A2 (a local server, say) at 1: A1's two documents
+    at once (a context job holds no core), A2's one after the other."""
     sonnet = {**CLAUDE, "model": "sonnet"}
     config = mini_config(tmp_path, contexts={"llm": CLAUDE, "variants": {"A2": {"llm": sonnet, "llm_workers": 1}}})
     env = {**claude_env(tmp_path), "FAKE_CLAUDE_FAIL": "sleep:1000", "FAKE_CLAUDE_SLEEP_S": "0.5"}
     results = tmp_path / "results"
-    snakemake(config, str(results / "var-A1.jsonl"), str(results / "var-A2.jsonl"), "--resources", "llm_workers=2",
-              env=env)
+    snakemake(config, str(results / "var-A1.jsonl"), str(results / "var-A2.jsonl"), "--cores", "1",
+              "--resources", "llm_workers=2", env=env)
     (a0, a1), (b0, b1) = spans(results / "ctx" / "A1")
     assert a0 < b1 and b0 < a1   # at once
     (a0, a1), (b0, b1) = spans(results / "ctx" / "A2")

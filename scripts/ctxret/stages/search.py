@@ -154,7 +154,9 @@ def search_bm25(input, output, params, **_) -> None:
     matrix.sort_indices()
     tokenizer = tokenizer_from(index["tokenizer"])
     questions = read_jsonl(input.questions)
-    queries = [query_vector(tokens, index["vocab"]) for tokens in tokenizer.many([q["question"] for q in questions])]
+    # through the store as the index's texts are: every variant's search analyses a question once
+    analysed, now, _ = tokenizer.cached_many([q["question"] for q in questions], params.store)
+    queries = [query_vector(tokens, index["vocab"]) for tokens in analysed]
     known = [i for i, (ids, _) in enumerate(queries) if ids]
     with open_engine(path=params.qdrant_path, url=params.qdrant_url or None, api_key_env=params.api_key_env,
                      name=manifest["collection"], chunk_ids=index["chunk_ids"]) as engine:
@@ -164,8 +166,8 @@ def search_bm25(input, output, params, **_) -> None:
     results.update({questions[i]["id"]: hits for i, hits in zip(known, ranked)})
     empty = [qid for qid, hits in results.items() if not hits]
     write_run(output.run, output.trec, params.name, results)
-    print(f"{params.name}: {len(results)} questions, top {params.depth} (engine candidates, float64 rescored); "
-          f"queries with an empty result (no known term) {len(empty)} {empty}")
+    print(f"{params.name}: {len(results)} questions (analysed now {now}, the rest from the store), top {params.depth} "
+          f"(engine candidates, float64 rescored); queries with an empty result (no known term) {len(empty)} {empty}")
 
 
 def search_fuse(input, output, params, **_) -> None:
