@@ -69,7 +69,8 @@ def test_a_generated_set_asked_by_batch_is_written_and_scored(run):
     questions = read_jsonl(run.results / "questions" / "generated-Gen.jsonl")
     assert record["backend"]["backend"] == "anthropic" and record["kept"] == len(questions) == N
     assert len(run.generating) == record["asked"] == len(set(run.generating))   # each pair asked once
-    assert record["rounds"] == [{"asked": N, "kept": 1}, {"asked": 12, "kept": N}]   # a batch per round
+    # a batch per round
+    assert record["rounds"] == [{"take": 1, "asked": N, "kept": 1}, {"take": 1, "asked": 12, "kept": N}]
     assert len([b for b in run.server.batches.values() if "<kind>" in json.dumps(b["requests"], ensure_ascii=False)]) == 2
     assert record["priced"]["via"] == "batch"
     log = (run.results / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8")

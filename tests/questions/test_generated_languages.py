@@ -2,7 +2,9 @@
 with the fake claude (which answers in German or Japanese when the prompt asks for it, else in
 Korean, and in English one time in six): a German and a Japanese corpus get prompts in their
 language, their questions are kept by the language filter, and the English ones are dropped
-and counted as wrong language."""
+and counted as wrong language. The German corpus's 9 chunks give 27 (chunk, kind) pairs, too few
+for 24 questions kept at the fake's rate: later takes of a pair ask for another question, naming
+the earlier ones."""
 import json
 import re
 
@@ -63,3 +65,20 @@ def test_questions_in_the_corpus_language_are_kept_and_english_ones_dropped_and_
         assert sum(re.search("Text|Vorgehen|bedeutet", q["question"]) is not None for q in questions) >= 4
     wrong = record["dropped"]["wrong language"]
     assert wrong > 0 and f"dropped, wrong language: {wrong}" in run["log"]
+
+
+def test_a_later_take_asks_for_a_question_other_than_the_earlier_ones(german):
+    record, prompts = german["record"], german["prompts"]   # one call per question, in sample order
+    sample = record["sample"]
+    assert record["stopped"] == "target reached" and record["kept"] == N
+    assert [r["take"] for r in record["rounds"]] == [1, 1, 2, 3, 4, 4, 5]   # a round ends with its take
+    assert "at most 5 of 5 takes of a (chunk, kind)" in german["log"]
+    assert "round 3 (take 2): asked 27" in german["log"]
+    # a kept question of take 2: its prompt is take 1's and the again line, naming take 1's question
+    question = next(q for q in german["questions"] if sample[int(q["id"].rsplit("-", 1)[1])][2] == 2)
+    at = int(question["id"].rsplit("-", 1)[1])
+    first = sample.index([*sample[at][:2], 1])
+    assert "<earlier>" not in prompts[first] and prompts[at].startswith(prompts[first])
+    earlier = re.search(r"<earlier>(.*?)</earlier>", prompts[at], re.S)[1]
+    assert "Zu diesem Abschnitt schon geschriebene Fragen" in prompts[at]
+    assert earlier and "\n" not in earlier and earlier != question["question"]

@@ -60,12 +60,13 @@ def test_generation_asks_in_rounds_until_n_are_kept_and_logs_each_filter(run):
     record = read_json(run.results / "questions" / "generated-Gen.json")
     asked = record["asked"]
     # the filters keep 1 of the first N: 3 more at that rate are 12 more questions, each asked once
-    assert record["rounds"] == [{"asked": N, "kept": 1}, {"asked": 12, "kept": N}]
+    assert record["rounds"] == [{"take": 1, "asked": N, "kept": 1}, {"take": 1, "asked": 12, "kept": N}]
     assert run.generated_calls == asked == 16 and record["stopped"] == "target reached"
     log = (run.results / "logs" / "questions_generate-Gen.log").read_text(encoding="utf-8")
     assert f"set Gen: {asked} questions asked" in log and f"{asked} calls paid now, 0 from the store" in log
     assert f"in {len(record['rounds'])} rounds" in log and "stopped: target reached" in log
-    assert f"round 1: asked {N}, kept 1 of {N} so far; asking 12 more for the {N}" in log, log
+    assert f"round 1 (take 1): asked {N}, kept 1 of {N} so far; asking 12 more for the {N}" in log, log
+    assert "(seed 0), at most 1 of 5 takes of a (chunk, kind);" in log
     for reason in ("passage not verbatim in the chunk", "quotes the chunk", "lexical overlap above the cap",
                    "wrong language", "near-duplicate question"):
         assert re.search(rf"dropped, {reason}: \d+", log), reason
@@ -73,7 +74,8 @@ def test_generation_asks_in_rounds_until_n_are_kept_and_logs_each_filter(run):
     assert record["kept"] == len(questions) == N
     assert record["rounds"][-1]["kept"] + sum(record["dropped"].values()) == asked
     assert record["documents"] == 2 and len(record["sample"]) == asked
-    assert len({tuple(pair) for pair in record["sample"]}) == asked   # no (chunk, kind) asked twice
+    assert {take for _, _, take in record["sample"]} == {1}   # 16 of the 18 (chunk, kind) pairs: take 1 only
+    assert len({tuple(pair) for pair in record["sample"]}) == asked
     assert [q["id"] for q in questions] == sorted(q["id"] for q in questions)   # the first N kept, in sample order
     chunks = {c["chunk_id"]: c for c in read_jsonl(run.results / "chunks.jsonl")}
     assert all(q["generated"] and q["gold_passage"] in chunks[q["source_chunk"]]["text"] for q in questions)

@@ -12,7 +12,8 @@ import yaml
 
 from ctxret.errors import InputError
 from ctxret.questions.generation import (KINDS, REASONS, auto_questions, fill, longest_quote, near_duplicates,
-                                         next_round, overlap, parse_reply, prompts_in, sample_chunks, screen)
+                                         next_round, overlap, parse_reply, prompts_in, sample_chunks, screen,
+                                         user_prompt)
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPS = {"overlap_cap": 0.6, "quote_chars": 30}
@@ -35,13 +36,33 @@ def test_the_sample_is_seeded_and_takes_every_document_before_a_second_chunk_of_
     chunks = [{"chunk_id": f"{d}{i}", "slug": d, "text": "t"} for d, n in (("a", 5), ("b", 2), ("c", 1)) for i in range(n)]
     sample = sample_chunks(chunks, 10, list(KINDS), seed=0)
     assert len(sample) == 10
-    assert {c["slug"] for c, _ in sample[:3]} == {"a", "b", "c"}
-    assert {c["slug"] for c, _ in sample[3:5]} == {"a", "b"}
-    assert [k for _, k in sample[:3]] == list(KINDS)
+    assert {c["slug"] for c, _, _ in sample[:3]} == {"a", "b", "c"}
+    assert {c["slug"] for c, _, _ in sample[3:5]} == {"a", "b"}
+    assert [k for _, k, _ in sample[:3]] == list(KINDS)
     assert sample == sample_chunks(chunks, 10, list(KINDS), seed=0)
-    assert [c["chunk_id"] for c, _ in sample] != [c["chunk_id"] for c, _ in sample_chunks(chunks, 10, list(KINDS), 1)]
-    # past the 8 chunks, a chunk comes again with the next kind: no (chunk, kind) twice
-    assert len({(c["chunk_id"], k) for c, k in sample}) == 10
+    assert [c["chunk_id"] for c, _, _ in sample] != [c["chunk_id"] for c, _, _ in
+                                                     sample_chunks(chunks, 10, list(KINDS), 1)]
+    # past the 8 chunks, a chunk comes again with the next kind: no (chunk, kind) twice in a take
+    assert len({(c["chunk_id"], k) for c, k, _ in sample}) == 10 and {t for _, _, t in sample} == {1}
+    # past the 24 (chunk, kind) pairs, each pair's take 2 in the same order, then take 3; prefix-stable
+    longer = sample_chunks(chunks, 50, list(KINDS), seed=0)
+    assert longer[:10] == sample and len({(c["chunk_id"], k) for c, k, _ in longer[:24]}) == 24
+    assert longer[24:48] == [(c, k, 2) for c, k, _ in longer[:24]]
+    assert longer[48:] == [(c, k, 3) for c, k, _ in longer[:2]]
+
+
+def test_a_later_take_asks_for_another_question_and_the_fake_writes_one():
+    fake = fake_claude()
+    prompts = prompts_in(yaml.safe_load((ROOT / "config" / "question-prompts.yaml").read_text(encoding="utf-8")), "ko")
+    first = user_prompt(prompts, CHUNK, "paraphrased", [])
+    assert first == fill(prompts["paraphrased"], CHUNK)   # take 1: the prompt (and its store key) of before
+    take1 = parse_reply(fake.question_for(first, "paraphrased"))[0]
+    second = user_prompt(prompts, CHUNK, "paraphrased", [take1])
+    assert second.startswith(first) and f"<earlier>{take1}</earlier>" in second
+    take2 = parse_reply(fake.question_for(second, "paraphrased"))[0]
+    third = user_prompt(prompts, CHUNK, "paraphrased", [take1, take2])
+    assert f"<earlier>{take1}\n{take2}</earlier>" in third
+    assert len({take1, take2, parse_reply(fake.question_for(third, "paraphrased"))[0]}) == 3
 
 
 def test_a_reply_is_read_as_json_in_a_code_fence_or_not_at_all():
@@ -91,7 +112,7 @@ def test_no_kept_question_has_a_gold_passage_outside_its_gold_chunk():
               for d, path in enumerate(docs)
               for i, para in enumerate(p for p in path.read_text(encoding="utf-8").split("\n\n") if len(p) > 80)]
     sample = sample_chunks(chunks, 90, list(KINDS), seed=0)
-    candidates = [{"chunk": c, "kind": k, "reply": fake.question_for(fill(prompts[k], c), k)} for c, k in sample]
+    candidates = [{"chunk": c, "kind": k, "reply": fake.question_for(fill(prompts[k], c), k)} for c, k, _ in sample]
     kept, dropped = screen(candidates, "ko", **CAPS)
     assert kept and all(k["passage"] in k["chunk"]["text"] for k in kept)
     assert dropped["passage not verbatim in the chunk"] > 0
@@ -125,6 +146,7 @@ def test_each_language_is_asked_in_its_own_prompts_or_by_its_english_name_in_eng
              "ru": "in Russian,", "und": "in the chunk's language,"}
     for code, words in asked.items():
         assert all(words in prompts_in(prompts, code)[kind] for kind in KINDS), code
+        assert "<earlier>{earlier}</earlier>" in prompts_in(prompts, code)["again"], code
     assert prompts_in(prompts, "nl")["system"] == prompts_in(prompts, "en")["system"] == prompts["en"]["system"]
 
 
@@ -137,11 +159,18 @@ def test_n_auto_without_a_pilot_says_what_to_mend():
 
 def test_rounds_ask_by_the_keep_rate_until_the_target_and_say_why_they_stop():
     # 30 asked, 10 kept: 20 more at that rate reach 10 more; at least one even when the rate is high
-    assert next_round(20, 10, 0, 30, None, 300) == (30, None)
-    assert next_round(11, 10, 0, 10, None, 300) == (1, None)
+    assert next_round(20, 10, 0, 30, None, 300, 1) == (30, None)
+    assert next_round(11, 10, 0, 10, None, 300, 1) == (1, None)
     # never past the budget's most questions nor the corpus's (chunk, kind) pairs
-    assert next_round(20, 10, 0, 30, 40, 300) == (10, None) and next_round(20, 10, 0, 30, None, 35) == (5, None)
-    assert next_round(20, 20, 10, 60, 40, 300) == (0, "target reached")
-    assert next_round(20, 10, 10, 60, None, 300) == (0, "a round kept nothing new")
-    assert next_round(20, 10, 5, 40, 40, 300) == (0, "budget")
-    assert next_round(20, 10, 5, 40, None, 40) == (0, "corpus exhausted")
+    assert next_round(20, 10, 0, 30, 40, 300, 1) == (10, None) and next_round(20, 10, 0, 30, None, 35, 1) == (5, None)
+    assert next_round(20, 20, 10, 60, 40, 300, 1) == (0, "target reached")
+    assert next_round(20, 10, 10, 60, None, 300, 1) == (0, "a round kept nothing new")
+    assert next_round(20, 10, 5, 40, 40, 300, 1) == (0, "budget")
+    assert next_round(20, 10, 5, 40, None, 40, 1) == (0, "corpus exhausted")
+    # with takes, a round ends at the end of a take's cycle, and the next asks the next take
+    assert next_round(20, 10, 0, 30, None, 35, 2) == (5, None)
+    assert next_round(20, 12, 10, 35, None, 35, 2) == (24, None)
+    assert next_round(40, 12, 10, 35, None, 35, 2) == (35, None)
+    assert next_round(40, 12, 10, 50, None, 35, 2) == (20, None)
+    assert next_round(20, 10, 5, 40, None, 40, 2) == (40, None) and next_round(20, 10, 5, 80, None, 40, 2) == (
+        0, "corpus exhausted")

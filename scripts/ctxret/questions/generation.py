@@ -13,7 +13,9 @@ vectors by the run's first model slot at or above `duplicate_cosine`; without a 
 character-trigram Jaccard at or above `duplicate_similarity`). n is the questions kept: with n:
 auto, `auto_questions` takes it from the free pilot's figure; a fixed n is priced alike
 (`fixed_questions`); the first round asks n, cut to what max_usd buys, and while fewer are kept
-`next_round` asks more, by the keep rate so far, within the budget and the corpus's (chunk, kind) pairs.
+`next_round` asks more, by the keep rate so far, within the budget and the corpus's (chunk, kind)
+pairs, each asked up to `takes` times: take k+1 of a pair asks for a question other than its
+earlier takes' (`user_prompt`), so a round never reaches past the end of a take's cycle.
 """
 from __future__ import annotations
 
@@ -45,10 +47,11 @@ STOPS = ("target reached", "budget", "corpus exhausted", "a round kept nothing n
 PARTICLES = re.compile("(은|는|이|가|을|를|의|에|에서|으로|로|와|과|도|만|이나|나|란|이란|인가|인가요)$")
 
 
-def sample_chunks(chunks: list[dict], n: int, kinds: list[str], seed: int) -> list[tuple[dict, str]]:
-    """n (chunk, kind) pairs: documents in a seeded order, their chunks shuffled, taken one per
-    document in turn (stratified: every document before any gives a second chunk); the kinds in
-    rotation, a chunk taken again (n above the chunks) with the next kind."""
+def sample_chunks(chunks: list[dict], n: int, kinds: list[str], seed: int) -> list[tuple[dict, str, int]]:
+    """n (chunk, kind, take) triples: documents in a seeded order, their chunks shuffled, taken one
+    per document in turn (stratified: every document before any gives a second chunk); the kinds
+    in rotation, a chunk taken again (n above the chunks) with the next kind; past every (chunk,
+    kind) pair, the same order again as the pairs' next take (take 1, then 2, ...)."""
     rng = random.Random(seed)
     by_doc: dict[str, list[dict]] = {}
     for c in chunks:
@@ -61,7 +64,10 @@ def sample_chunks(chunks: list[dict], n: int, kinds: list[str], seed: int) -> li
              if i < len(by_doc[s])]
     if not order:
         return []
-    return [(order[i % len(order)], kinds[(i % len(order) + i // len(order)) % len(kinds)]) for i in range(n)]
+    pairs = len(order) * len(kinds)
+    # past the pairs, i's kind is that of i - pairs: the order repeats
+    return [(order[i % len(order)], kinds[(i % len(order) + i // len(order)) % len(kinds)], i // pairs + 1)
+            for i in range(n)]
 
 
 def prompts_in(prompts: dict, language: str) -> dict:
@@ -75,13 +81,20 @@ def prompt_chars(prompts: dict, language: str, chunks: list[dict]) -> float:
     """The characters of one generation call: the system prompt, a mean kind's prompt (the corpus
     language's, prompts_in; `prompts` as config/question-prompts.yaml reads) and a mean chunk."""
     texts = prompts_in(prompts, language)
-    kinds = [v for k, v in texts.items() if k != "system"]
+    kinds = [v for k, v in texts.items() if k in KINDS]
     return (len(texts["system"]) + sum(map(len, kinds)) / len(kinds)
             + sum(len(c["text"]) for c in chunks) / len(chunks))
 
 
 def fill(template: str, chunk: dict) -> str:
     return template.replace("{title}", chunk.get("title", "")).replace("{chunk}", chunk["text"])
+
+
+def user_prompt(prompts: dict, chunk: dict, kind: str, earlier: list[str]) -> str:
+    """The kind's prompt filled with the chunk; for a later take, its `again` line after it with
+    the questions the earlier takes of this (chunk, kind) wrote, one a line (none: take 1's prompt)."""
+    prompt = fill(prompts[kind], chunk)
+    return prompt + "\n" + prompts["again"].replace("{earlier}", "\n".join(earlier)) if earlier else prompt
 
 
 def parse_reply(text: str) -> tuple[str, str] | None:
@@ -218,18 +231,19 @@ def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: 
     return n, most
 
 
-def next_round(target: int, kept: int, kept_before: int, asked: int, most: int | None,
-               pairs: int) -> tuple[int, str | None]:
+def next_round(target: int, kept: int, kept_before: int, asked: int, most: int | None, pairs: int,
+               takes: int) -> tuple[int, str | None]:
     """After a round: (how many more to ask, None), or (0, why the rounds stop: one of STOPS). More
     is what the keep rate so far (kept of asked) needs to reach `target`, at least 1, within the
-    budget's `most` questions and the corpus's `pairs` (chunk, kind) pairs never asked twice."""
+    budget's `most` questions, the corpus's `pairs` (chunk, kind) pairs asked `takes` times each,
+    and the end of the current take's cycle (a take's prompt needs the earlier takes' replies)."""
     if kept >= target:
         return 0, STOPS[0]
     if kept <= kept_before:
         return 0, STOPS[3]
-    if asked >= pairs:
+    if asked >= pairs * takes:
         return 0, STOPS[2]
     if most is not None and asked >= most:
         return 0, STOPS[1]
     more = max(1, math.ceil((target - kept) * asked / kept))
-    return min(more, pairs - asked, math.inf if most is None else most - asked), None
+    return min(more, pairs - asked % pairs, math.inf if most is None else most - asked), None

@@ -227,8 +227,8 @@ def fingerprint(sets: dict[str, dict], corpus: dict, questions: list[dict]) -> d
 
 # What a generated set's questions depend on: the settings whose change asks for the set again
 # (the budget, which may cut n; with n: auto, also the measure that sets n)
-GENERATION_KEYS = ("n", "max_usd", "kinds", "seed", "prompts", "overlap_cap", "quote_chars", "duplicate_cosine",
-                   "duplicate_similarity")
+GENERATION_KEYS = ("n", "max_usd", "kinds", "takes", "seed", "prompts", "overlap_cap", "quote_chars",
+                   "duplicate_cosine", "duplicate_similarity")
 AUTO_KEYS = ("measure",)
 
 

@@ -6,7 +6,8 @@ a rerun pays nothing; the filters and their counts are ctxret.questions.generati
 questions kept: with n: auto, the free pilot's questions needed (smallest-effect.json, as the
 preregistration states it); n, fixed or auto, is priced (a batch backend at its batch prices) and
 cut to what max_usd buys before any call, then asked in rounds until n are kept; the sample is
-prefix-stable, so each round asks only new chunks."""
+prefix-stable, so each round asks only new (chunk, kind, take)s, a take past the first asking for
+a question other than the pair's earlier takes'."""
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import yaml
 from ctxret.contexts.batches import Waiting, ask_by_batch
 from ctxret.contexts.llm import ContextFailed, backend_spec, call_with_retries, make_backend
 from ctxret.contexts.prices import generation_cost
+from ctxret.errors import InputError
 from ctxret.embedding.precision import settled
 from ctxret.embedding.vectors import embed_texts
 from ctxret.fileio import read_json, read_jsonl, write_json, write_jsonl
@@ -23,14 +25,15 @@ from ctxret.questions.generation import (
     REASONS,
     REPLY_TOKENS,
     auto_questions,
-    fill,
     fixed_questions,
     near_duplicates,
     next_round,
+    parse_reply,
     prompt_chars,
     prompts_in,
     sample_chunks,
     screen,
+    user_prompt,
 )
 from ctxret.runtime.stage_runner import run_rule
 from ctxret.store import JsonStore, content_key
@@ -42,12 +45,11 @@ def reply_key(backend, system: str, user: str, chunk: dict, kind: str) -> str:
     return content_key(backend=backend.identity(), system=system, user=user, chunk=chunk["text"], kind=kind)
 
 
-def replies(backend, store: JsonStore, prompts: dict, pairs: list[tuple[dict, str]], params,
+def replies(backend, store: JsonStore, asks: list[tuple[str, str, dict, str]], params,
             batch: bool) -> list[tuple[str, bool, float]]:
-    """ask's triple for each (chunk, kind): one call at a time, or the ones the store lacks in one
-    batch run (ctxret.contexts.batches; a request left unanswered is an empty reply, asked again
-    by the next run)."""
-    asks = [(prompts["system"], fill(prompts[kind], chunk), chunk, kind) for chunk, kind in pairs]
+    """ask's triple for each (system, user, chunk, kind): one call at a time, or the ones the store
+    lacks in one batch run (ctxret.contexts.batches; a request left unanswered is an empty reply,
+    asked again by the next run)."""
     if not batch:
         return [ask(backend, store, *a, params.attempts, params.backoff_s) for a in asks]
     keys = [reply_key(backend, *a) for a in asks]
@@ -145,38 +147,48 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
         print(fixed_line(fixed))
     target, most = (auto["needed"], auto["most"]) if auto else (fixed["n"], fixed["most"])
     prompts = prompts_in(texts, params.language)
+    if spec["takes"] > 1 and "again" not in prompts:
+        raise InputError(f"questions.sets.{name}.generate.prompts: {input.prompts} has no `again` prompt for "
+                         f"{params.language}, which a later take asks with (takes: {spec['takes']}); add it, or set "
+                         "takes: 1")
     backend, store = make_backend(dict(params.llm)), JsonStore(params.store, "generated-questions")
-    pairs = len(chunks) * len(spec["kinds"])   # past them, sample_chunks repeats a (chunk, kind)
+    pairs = len(chunks) * len(spec["kinds"])   # past them, sample_chunks gives each pair's next take
     size = min(auto["n"] if auto else fixed["asked"], pairs)
     sample, candidates, kept, rounds, paid, cost, stopped = [], [], [], [], 0, 0.0, None
+    earlier: dict[tuple[str, str], list[str]] = {}   # the questions each (chunk, kind)'s takes wrote
     while stopped is None:
         sample = sample_chunks(chunks, len(sample) + size, list(spec["kinds"]), spec["seed"])
         new = sample[len(candidates):]
-        for (chunk, kind), (reply, now, usd) in zip(new, replies(backend, store, prompts, new, params, batch)):
+        asks = [(prompts["system"], user_prompt(prompts, chunk, kind, earlier.get((chunk["chunk_id"], kind), [])),
+                 chunk, kind) for chunk, kind, _ in new]
+        for (chunk, kind, _), (reply, now, usd) in zip(new, replies(backend, store, asks, params, batch)):
             paid, cost = paid + now, cost + usd
             candidates.append({"id": f"{name}-{len(candidates):04d}", "chunk": chunk, "kind": kind, "reply": reply})
+            if parsed := parse_reply(reply):
+                earlier.setdefault((chunk["chunk_id"], kind), []).append(parsed[0])
         kept_before = len(kept)
         kept, dropped, near_rule = kept_of(candidates, spec, input, params, threads)
-        rounds.append({"asked": size, "kept": len(kept)})
-        size, stopped = next_round(target, len(kept), kept_before, len(sample), most, pairs)
-        print(f"round {len(rounds)}: asked {rounds[-1]['asked']:,}, kept {len(kept):,} of {len(sample):,} so far"
-              + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
+        rounds.append({"take": new[0][2], "asked": size, "kept": len(kept)})
+        size, stopped = next_round(target, len(kept), kept_before, len(sample), most, pairs, spec["takes"])
+        print(f"round {len(rounds)} (take {new[0][2]}): asked {rounds[-1]['asked']:,}, kept {len(kept):,} of "
+              f"{len(sample):,} so far" + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
     kept = kept[:target]   # the first ones in sample order: a set that does not move with more rounds
     write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
                               "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
                               "kind": k["kind"], "source_chunk": k["chunk"]["chunk_id"], "overlap": k["overlap"]}
                              for k in kept])
-    docs = len({c["slug"] for c, _ in sample})
+    docs = len({c["slug"] for c, _, _ in sample})
     record = {"set": name, "generated": True, "settings": spec, "backend": backend.identity(),
               "language": params.language, "asked": len(sample), "documents": docs,
-              "sample": [[c["chunk_id"], kind] for c, kind in sample], "paid_calls": paid,
+              "sample": [[c["chunk_id"], kind, take] for c, kind, take in sample], "paid_calls": paid,
               "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
               "rounds": rounds, "stopped": stopped, "kept": len(kept),
               "kept_by_kind": dict(Counter(k["kind"] for k in kept)), **({"auto": auto} if auto else {"priced": fixed})}
     write_json(output.record, record)
     print(f"set {name}: {len(sample)} questions asked of {backend.identity()} in {len(rounds)} rounds from "
-          f"{len({c['chunk_id'] for c, _ in sample})} chunks of "
-          f"{docs} documents (seed {spec['seed']}); {paid} calls paid now, {len(sample) - paid} from the store"
+          f"{len({c['chunk_id'] for c, _, _ in sample})} chunks of "
+          f"{docs} documents (seed {spec['seed']}), at most {sample[-1][2]} of {spec['takes']} takes of a "
+          f"(chunk, kind); {paid} calls paid now, {len(sample) - paid} from the store"
           f"{f', {cost:.4f} USD' if paid else ''}; stopped: {stopped}")
     for reason in REASONS:
         print(f"  dropped, {reason}: {dropped[reason]}" + (f" ({near_rule})" if reason == REASONS[-1] else ""))
