@@ -2,14 +2,15 @@
 the fake claude writing the questions: n is priced before any call, as n: auto is; a budget that
 buys no question stops before paying, in one line naming the setting and the figures; a budget
 below n's price cuts n to what it buys and the log says so; one above it asks n, and more while
-fewer are kept, never past what the budget buys."""
+fewer are kept, never past what the budget buys. A prompts file without the `again` line a later
+take asks with stops before paying too."""
 import re
 from types import SimpleNamespace
 
 import pytest
 import yaml
 from conftest import FAKE_CLAUDE
-from workflow import claude_calls, claude_env, mini_config, snakemake
+from workflow import ROOT, claude_calls, claude_env, mini_config, snakemake
 
 from ctxret.fileio import read_json
 
@@ -21,9 +22,9 @@ def generating(tmp):
     return {**claude_env(tmp), "CTXRET_GENERATE_QUESTIONS": "1"}
 
 
-def with_budget(config, n, max_usd):
+def with_budget(config, n, max_usd, **more):
     settings = yaml.safe_load(config.read_text(encoding="utf-8"))
-    settings["questions"]["sets"]["Gen"] = {"generate": {"n": n, "seed": 0, "max_usd": max_usd}}
+    settings["questions"]["sets"]["Gen"] = {"generate": {"n": n, "seed": 0, "max_usd": max_usd, **more}}
     settings["questions"]["groups"]["Gen"] = ["Gen"]
     config.write_text(yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8")
 
@@ -42,6 +43,12 @@ def run(tmp_path_factory):
     out.broke = snakemake(config, "generate_questions", check=False, env=generating(tmp))
     out.broke_calls = claude_calls(tmp)
     out.broke_wrote = (out.results / "questions" / "generated-Gen.jsonl").exists()
+    prompts = yaml.safe_load((ROOT / "config" / "question-prompts.yaml").read_text(encoding="utf-8"))
+    del prompts["ko"]["again"]
+    (tmp / "prompts.yaml").write_text(yaml.safe_dump(prompts, allow_unicode=True), encoding="utf-8")
+    with_budget(config, N, 0.05, prompts=str(tmp / "prompts.yaml"))
+    out.no_again = snakemake(config, "generate_questions", check=False, env=generating(tmp))
+    out.no_again_calls = claude_calls(tmp)
     with_budget(config, N, 0.05)
     snakemake(config, "generate_questions", env=generating(tmp))
     out.short_calls = claude_calls(tmp)
@@ -60,6 +67,14 @@ def test_a_budget_that_buys_no_question_stops_before_paying_in_one_line(run):
                                              r"question \(one costs \$0\.\d{4} online\); raise max_usd or lower n",
                                              errors[0]), run.broke.stderr[-2000:]
     assert not run.broke_wrote
+
+
+def test_a_prompts_file_without_the_again_line_stops_before_paying(run):
+    assert run.no_again.returncode != 0 and run.no_again_calls == 0
+    errors = [line for line in run.no_again.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and re.fullmatch(r"error: questions\.sets\.Gen\.generate\.prompts: \S+prompts\.yaml has no "
+                                             r"`again` prompt for ko, which a later take asks with \(takes: 5\); "
+                                             r"add it, or set takes: 1", errors[0]), run.no_again.stderr[-2000:]
 
 
 def test_a_fixed_n_above_the_budget_is_cut_to_what_it_buys_before_paying(run):
