@@ -176,8 +176,10 @@ def near_identical(tmp, models: dict) -> tuple[str, list[str]]:
 
 def test_near_identical_questions_are_dropped_by_the_runs_own_embedding(tmp_path):
     log, questions = near_identical(tmp_path, {"e5": E5})
-    # one kept of 6: the next round asks the corpus's other 12 (chunk, kind) pairs, each a near-duplicate too
-    assert "dropped, near-duplicate question: 17 (by e5 cosine ≥ 0.95)" in log, log
+    # one kept of 6; the corpus's other 12 (chunk, kind) pairs, then their 18 second takes, each a
+    # near-duplicate too: at 1 in 6 those 30 should have kept 5, so the rounds stop
+    assert "dropped, near-duplicate question: 35 (by e5 cosine ≥ 0.95)" in log, log
+    assert "round 3 (take 2): asked 18, kept 1 of 36 so far\n" in log
     assert "stopped: a round kept nothing new" in log and "n: 6: 1 kept of the 6 asked for" in log
     assert questions == ["이 글에서 권하는 캐시 만료 설정은 무엇인가요?"]
 

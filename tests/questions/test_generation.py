@@ -157,20 +157,32 @@ def test_n_auto_without_a_pilot_says_what_to_mend():
     assert "(pairs.primary, questions.groups); set n, or mend them and generate again" in str(raised.value)
 
 
+def rounds(*pairs):
+    """The rounds' record from (asked in the round, kept so far) pairs."""
+    return [{"asked": a, "kept": k} for a, k in pairs]
+
+
 def test_rounds_ask_by_the_keep_rate_until_the_target_and_say_why_they_stop():
     # 30 asked, 10 kept: 20 more at that rate reach 10 more; at least one even when the rate is high
-    assert next_round(20, 10, 0, 30, None, 300, 1) == (30, None)
-    assert next_round(11, 10, 0, 10, None, 300, 1) == (1, None)
+    assert next_round(20, rounds((30, 10)), None, 300, 1) == (30, None)
+    assert next_round(11, rounds((10, 10)), None, 300, 1) == (1, None)
     # never past the budget's most questions nor the corpus's (chunk, kind) pairs
-    assert next_round(20, 10, 0, 30, 40, 300, 1) == (10, None) and next_round(20, 10, 0, 30, None, 35, 1) == (5, None)
-    assert next_round(20, 20, 10, 60, 40, 300, 1) == (0, "target reached")
-    assert next_round(20, 10, 10, 60, None, 300, 1) == (0, "a round kept nothing new")
-    assert next_round(20, 10, 5, 40, 40, 300, 1) == (0, "budget")
-    assert next_round(20, 10, 5, 40, None, 40, 1) == (0, "corpus exhausted")
+    assert next_round(20, rounds((30, 10)), 40, 300, 1) == (10, None)
+    assert next_round(20, rounds((30, 10)), None, 35, 1) == (5, None)
+    assert next_round(20, rounds((30, 10), (30, 20)), 40, 300, 1) == (0, "target reached")
+    assert next_round(20, rounds((30, 5), (10, 6)), 40, 300, 1) == (0, "budget")
+    assert next_round(20, rounds((30, 5), (10, 6)), None, 40, 1) == (0, "corpus exhausted")
+    # rounds that keep nothing new stop them once, at the rate as of the last gain, they should have kept 3
+    assert next_round(20, rounds((30, 0)), None, 300, 1) == (0, "a round kept nothing new")
+    assert next_round(20, rounds((30, 10), (30, 10)), None, 300, 1) == (0, "a round kept nothing new")
+    assert next_round(20, rounds((30, 10), (8, 10)), None, 300, 1) == (38, None)   # 8 at 1/3: 2.7 expected
+    assert next_round(20, rounds((30, 10), (8, 10), (2, 10)), None, 300, 1) == (0, "a round kept nothing new")
+    assert next_round(20, rounds((6, 1), (12, 1)), None, 300, 1) == (282, None)      # 12 at 1/6: 2 expected
+    assert next_round(20, rounds((6, 1), (12, 1), (18, 1)), None, 300, 1) == (0, "a round kept nothing new")
     # with takes, a round ends at the end of a take's cycle, and the next asks the next take
-    assert next_round(20, 10, 0, 30, None, 35, 2) == (5, None)
-    assert next_round(20, 12, 10, 35, None, 35, 2) == (24, None)
-    assert next_round(40, 12, 10, 35, None, 35, 2) == (35, None)
-    assert next_round(40, 12, 10, 50, None, 35, 2) == (20, None)
-    assert next_round(20, 10, 5, 40, None, 40, 2) == (40, None) and next_round(20, 10, 5, 80, None, 40, 2) == (
-        0, "corpus exhausted")
+    assert next_round(20, rounds((30, 10)), None, 35, 2) == (5, None)
+    assert next_round(20, rounds((30, 10), (5, 12)), None, 35, 2) == (24, None)
+    assert next_round(40, rounds((30, 10), (5, 12)), None, 35, 2) == (35, None)
+    assert next_round(40, rounds((30, 10), (20, 12)), None, 35, 2) == (20, None)
+    assert next_round(20, rounds((30, 5), (10, 10)), None, 40, 2) == (40, None)
+    assert next_round(20, rounds((40, 5), (40, 10)), None, 40, 2) == (0, "corpus exhausted")

@@ -44,6 +44,8 @@ STOPWORDS = frozenset("a an the of in on at to for from by with and or is are wa
                       "can could should would will".split())
 # Why the rounds of asking stopped
 STOPS = ("target reached", "budget", "corpus exhausted", "a round kept nothing new")
+# The questions rounds that keep none were expected to keep (at the rate as of the last gain) to stop the rounds
+NOTHING_NEW = 3
 PARTICLES = re.compile("(은|는|이|가|을|를|의|에|에서|으로|로|와|과|도|만|이나|나|란|이란|인가|인가요)$")
 
 
@@ -231,15 +233,20 @@ def within_budget(wanted: int, cost: float, max_usd: float, where: str, remedy: 
     return n, most
 
 
-def next_round(target: int, kept: int, kept_before: int, asked: int, most: int | None, pairs: int,
-               takes: int) -> tuple[int, str | None]:
-    """After a round: (how many more to ask, None), or (0, why the rounds stop: one of STOPS). More
-    is what the keep rate so far (kept of asked) needs to reach `target`, at least 1, within the
-    budget's `most` questions, the corpus's `pairs` (chunk, kind) pairs asked `takes` times each,
-    and the end of the current take's cycle (a take's prompt needs the earlier takes' replies)."""
+def next_round(target: int, rounds: list[dict], most: int | None, pairs: int, takes: int) -> tuple[int, str | None]:
+    """After a round (`rounds`: each round's {asked, kept so far}): (how many more to ask, None), or
+    (0, why the rounds stop: one of STOPS). More is what the keep rate so far (kept of asked) needs
+    to reach `target`, at least 1, within the budget's `most` questions, the corpus's `pairs` (chunk,
+    kind) pairs asked `takes` times each, and the end of the current take's cycle (a take's prompt
+    needs the earlier takes' replies). Rounds that keep nothing new stop them once the keep rate as
+    of the last round that kept one says they should have kept `NOTHING_NEW` or more between them
+    (a small round at a cycle's end may keep none by chance); a first round that keeps nothing does."""
+    asked, kept = sum(r["asked"] for r in rounds), rounds[-1]["kept"]
     if kept >= target:
         return 0, STOPS[0]
-    if kept <= kept_before:
+    gained = max(i for i, r in enumerate(rounds) if i == 0 or r["kept"] > rounds[i - 1]["kept"])
+    asked_then = sum(r["asked"] for r in rounds[:gained + 1])
+    if kept == 0 or (asked - asked_then) * kept / asked_then >= NOTHING_NEW:
         return 0, STOPS[3]
     if asked >= pairs * takes:
         return 0, STOPS[2]

@@ -166,10 +166,9 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
             candidates.append({"id": f"{name}-{len(candidates):04d}", "chunk": chunk, "kind": kind, "reply": reply})
             if parsed := parse_reply(reply):
                 earlier.setdefault((chunk["chunk_id"], kind), []).append(parsed[0])
-        kept_before = len(kept)
         kept, dropped, near_rule = kept_of(candidates, spec, input, params, threads)
         rounds.append({"take": new[0][2], "asked": size, "kept": len(kept)})
-        size, stopped = next_round(target, len(kept), kept_before, len(sample), most, pairs, spec["takes"])
+        size, stopped = next_round(target, rounds, most, pairs, spec["takes"])
         print(f"round {len(rounds)} (take {new[0][2]}): asked {rounds[-1]['asked']:,}, kept {len(kept):,} of "
               f"{len(sample):,} so far" + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
     kept = kept[:target]   # the first ones in sample order: a set that does not move with more rounds
