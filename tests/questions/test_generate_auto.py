@@ -89,6 +89,12 @@ def test_the_figure_is_the_one_the_preregistration_states(run):
     md = (run.results / "preregistration.md").read_text(encoding="utf-8")
     row = next(line for line in md.splitlines() if line.startswith("| failure@5 |"))
     assert f"| {run.needed:,} | ${prereg['measures']['failure@5']['generation']['online_usd']:,.2f} / " in row
+    # what generating the most any measure needs takes: one call at a time at 6 s (contexts.seconds_per_call)
+    g = prereg["generation"]
+    minutes = g["questions"] * 6.0 / 60
+    line = next(line for line in md.splitlines() if line.startswith(f"{g['model']}로 질문 {g['questions']:,}개 생성"))
+    assert f"한 번에 하나씩 약 {f'{minutes:.0f}분' if minutes < 60 else f'{minutes / 60:.1f}시간'}" in line, line
+    assert f"배치 API ${g['batch_usd']:,.2f}, 24시간 창 안에 답함" in line
 
 
 def test_a_larger_budget_pays_only_the_new_questions(run):

@@ -422,8 +422,10 @@ def effect_lines(prereg: dict, t: dict) -> list[str]:
     if g is None:
         return [*lines, t["effect_unpriced"]] if e["most"] else lines
     batch = t["effect_cost_batch"].format(batch=g["batch_usd"]) if g["batch_usd"] is not None else ""
+    hours = g["questions"] * plan["seconds_per_call"] / 3600   # questions_generate asks one call at a time
     return [*lines, t["effect_cost"].format(n=g["questions"], model=g["model"], tokens=g["input_tokens_per_call"],
-                                            out=g["output_tokens_per_call"], online=g["online_usd"], batch=batch)]
+                                            out=g["output_tokens_per_call"], online=g["online_usd"], batch=batch,
+                                            time=duration(hours, t), seconds=plan["seconds_per_call"])]
 
 
 def duration(hours: float, t: dict) -> str:

@@ -187,9 +187,10 @@ WORDING = {
         "effect_generating": "generating them (online / batch API)",
         "effect_none": "not reachable (no difference in the pilot, or over the cap)",
         "effect_cost": "Generating {n:,} questions with {model} (`generate`, one call each, {tokens:,} prompt and "
-                       "{out} reply tokens a call, nothing cached): ${online:,.2f} online{batch}; the filters drop "
-                       "some, so ask for more.",
-        "effect_cost_batch": ", ${batch:,.2f} by a batch API",
+                       "{out} reply tokens a call, nothing cached): ${online:,.2f} online, about {time} one call at "
+                       "a time at {seconds:g} s a call (contexts.seconds_per_call){batch}. These are the questions "
+                       "kept: the rounds ask as many more as the filters drop, and cost and time grow alike.",
+        "effect_cost_batch": "; ${batch:,.2f} by a batch API, answered within its 24-hour window",
         "effect_unpriced": "Generating them is not priced: no LLM backend (contexts.llm).",
         "effect_no_pilot": "No free pilot pair with questions: nothing to plan the smallest effect from.",
         "plan_cost": "estimate for {backend} {model} (prices {version}): {calls:,} calls, input {tokens:,} tokens, "
@@ -439,8 +440,10 @@ WORDING = {
         "effect_generating": "생성 비용 (온라인 / 배치 API)",
         "effect_none": "도달할 수 없음 (예비 비교에 차이가 없거나 상한 초과)",
         "effect_cost": "{model}로 질문 {n:,}개 생성 (`generate`, 질문마다 호출 한 번, 호출당 프롬프트 {tokens:,} 토큰, "
-                       "답 {out} 토큰, 캐시 없음): 온라인 ${online:,.2f}{batch}; 필터가 일부를 버리므로 더 많이 요청할 것.",
-        "effect_cost_batch": ", 배치 API ${batch:,.2f}",
+                       "답 {out} 토큰, 캐시 없음): 온라인 ${online:,.2f}, 호출당 {seconds:g}초"
+                       "(contexts.seconds_per_call)로 한 번에 하나씩 약 {time}{batch}. 이는 남길 질문 수다: 필터가 "
+                       "버리는 만큼 라운드가 더 요청하므로 비용과 시간도 그만큼 는다.",
+        "effect_cost_batch": "; 배치 API ${batch:,.2f}, 24시간 창 안에 답함",
         "effect_unpriced": "생성 비용은 계산하지 않음: LLM 백엔드 없음 (contexts.llm).",
         "effect_no_pilot": "질문이 있는 무료 예비 비교가 없어 가장 작은 효과를 계획할 수 없음.",
         "plan_cost": "{backend} {model} 추정 (가격표 {version}): 호출 {calls:,}회, 입력 {tokens:,} 토큰, "
