@@ -73,6 +73,7 @@ def test_generation_asks_in_rounds_until_n_are_kept_and_logs_each_filter(run):
     questions = read_jsonl(run.results / "questions" / "generated-Gen.jsonl")
     assert record["kept"] == len(questions) == N
     assert record["rounds"][-1]["kept"] + sum(record["dropped"].values()) == asked
+    assert record["kept"] + record["kept_past_n"] + sum(record["dropped"].values()) == asked   # every one accounted for
     assert record["documents"] == 2 and len(record["sample"]) == asked
     assert {take for _, _, take in record["sample"]} == {1}   # 16 of the 18 (chunk, kind) pairs: take 1 only
     assert len({tuple(pair) for pair in record["sample"]}) == asked

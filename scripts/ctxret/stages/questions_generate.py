@@ -171,6 +171,7 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
         size, stopped = next_round(target, rounds, most, pairs, spec["takes"])
         print(f"round {len(rounds)} (take {new[0][2]}): asked {rounds[-1]['asked']:,}, kept {len(kept):,} of "
               f"{len(sample):,} so far" + (f"; asking {size:,} more for the {target:,}" if stopped is None else ""))
+    past_n = max(0, len(kept) - target)
     kept = kept[:target]   # the first ones in sample order: a set that does not move with more rounds
     write_jsonl(output.set, [{"id": k["id"], "question": k["question"], "gold_slug": k["chunk"]["slug"],
                               "gold_passage": k["passage"], "cluster": k["chunk"]["slug"], "generated": True,
@@ -181,7 +182,7 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
               "language": params.language, "asked": len(sample), "documents": docs,
               "sample": [[c["chunk_id"], kind, take] for c, kind, take in sample], "paid_calls": paid,
               "from_store": len(sample) - paid, "cost_usd": round(cost, 6), "dropped": dict(dropped),
-              "rounds": rounds, "stopped": stopped, "kept": len(kept),
+              "rounds": rounds, "stopped": stopped, "kept": len(kept), "kept_past_n": past_n,
               "kept_by_kind": dict(Counter(k["kind"] for k in kept)), **({"auto": auto} if auto else {"priced": fixed})}
     write_json(output.record, record)
     print(f"set {name}: {len(sample)} questions asked of {backend.identity()} in {len(rounds)} rounds from "
@@ -191,7 +192,8 @@ def questions_generate(input, output, params, threads=1, **_) -> None:
           f"{f', {cost:.4f} USD' if paid else ''}; stopped: {stopped}")
     for reason in REASONS:
         print(f"  dropped, {reason}: {dropped[reason]}" + (f" ({near_rule})" if reason == REASONS[-1] else ""))
-    print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items()))
+    print(f"  kept {len(kept)}: " + ", ".join(f"{k} {n}" for k, n in record["kept_by_kind"].items())
+          + (f" ({past_n} more the filters kept, past the {target:,}, left out)" if past_n else ""))
     if len(kept) < target:
         wanted = f"{auto['measure']} needs" if auto else "asked for"
         print(f"  n: {'auto' if auto else target}: {len(kept):,} kept of the {target:,} {wanted} (stopped: {stopped})"
