@@ -23,8 +23,12 @@ from ctxret.store import JsonStore, content_key
 # The code whether a file covers the chunks depends on (cutting and naming chunks, reading and
 # checking records; the documents' own code is in corpus_key): a new version checks again.
 WINGS = Path(__file__).parents[1]
-COVERAGE_CODE = sha256_text("".join(p.read_text(encoding="utf-8") for p in [
-    *sorted((WINGS / "chunkers").glob("*.py")), WINGS / "contexts" / "given.py", WINGS / "contexts" / "replies.py"]))
+
+
+def coverage_code() -> str:
+    """The digest of that code, read only by a run with a context file (not by every parse)."""
+    return sha256_text("".join(p.read_text(encoding="utf-8") for p in [
+        *sorted((WINGS / "chunkers").glob("*.py")), WINGS / "contexts" / "given.py", WINGS / "contexts" / "replies.py"]))
 
 
 def check_before_paying(p: Plan, prompt: str, prices: str) -> None:
@@ -66,7 +70,7 @@ def check_covered(p: Plan, spec: dict, given: dict[tuple[str, int | str], Given]
     remembered in the store by all it depends on, so that a rerun cuts the corpus no more."""
     key = content_key(corpus=corpus_key(p.config["corpus"]), chunker=p.chunker.name, settings=p.chunker.settings,
                       file=sha256_file(spec[GIVEN]), fields=spec["fields"], position=spec["context_position"],
-                      reply=p.config["contexts"]["reply"], code=COVERAGE_CODE)
+                      reply=p.config["contexts"]["reply"], code=coverage_code())
 
     def covered() -> dict:
         chunks = kept_chunks(p.config["corpus"], p.setting("store"), p.chunker)

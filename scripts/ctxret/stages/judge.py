@@ -5,8 +5,8 @@ ctxret.contexts.batches), each answer kept in the store under the backend's iden
 prompt as asked (the query and the chunk in it), so that a pair is paid once ever. What the pairs
 not yet in the store will cost (a batch backend: at its batch prices) is printed before the first
 call, and the stage stops there when it is above `max_usd`; a pair whose every attempt fails stops
-it after the others (paid, stored), so that no set is scored on a part of its pool. The record (results/questions/judged-<set>.json)
-holds every grade, what was paid and, where the set's questions have gold, Cohen's kappa against
+it after the others (paid, stored), so that no set is scored on a part of its pool. The record
+(results/questions/judged-<set>.json) holds every grade, what was paid and, where the set's questions have gold, Cohen's kappa against
 it (ctxret.evaluation.judgments)."""
 from collections import Counter
 from pathlib import Path
